@@ -1,0 +1,50 @@
+// What a team asks of an agent, and what the agent gives back. Cross machines
+// (an external worker agent speaks these over the wire).
+
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "actors/protocol/candidate.hpp"
+#include "actors/protocol/describe.hpp"
+#include "actors/protocol/task.hpp"
+
+namespace eat {
+
+/// One unit of work for an agent.
+struct assignment {
+  std::string team;
+  std::string agent;
+  /// Role within the team, e.g. "explorer".
+  std::string role;
+  /// Search strategy, e.g. "local" or "explore" (see docs/agents.md).
+  std::string strategy;
+  task_spec task;
+  /// The candidate to improve on; its id is empty when starting fresh.
+  scored_candidate parent;
+  /// The learning document (markdown).
+  std::string learning;
+  /// The team's evaluated candidates, oldest first.
+  std::vector<scored_candidate> history;
+  /// Tokens the agent may still spend.
+  uint64_t token_budget = 0;
+  /// Seed for this assignment (agents are deterministic given their seed).
+  uint64_t seed = 0;
+};
+EAT_DESCRIBE(assignment, team, agent, role, strategy, task, parent, learning,
+             history, token_budget, seed)
+
+/// An agent's answer to an assignment.
+struct agent_reply {
+  /// Proposed candidates (ids are assigned by the team).
+  std::vector<candidate> candidates;
+  /// Tokens spent on the whole assignment.
+  uint64_t tokens = 0;
+  /// What the agent did, for the team's artifacts.
+  std::string transcript;
+};
+EAT_DESCRIBE(agent_reply, candidates, tokens, transcript)
+
+} // namespace eat

@@ -1,0 +1,62 @@
+// Typed interfaces of eat's actors. Who talks to whom (docs/architecture.md):
+//
+//   runtime ──run──► supervisor ──start/stop──► team ──propose──► agent
+//                       ▲  │                     │ ──evaluate──► device
+//        progress/done  └──┼─────────────────────┘ ──append────► store
+//                          └──progress──► listener (the CLI's printer)
+
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <caf/replies_to.hpp>
+#include <caf/typed_actor.hpp>
+
+#include "actors/protocol/type_ids.hpp"
+
+namespace eat {
+
+/// Owns every write to the run's store; replies once the write is committed.
+using store_actor = caf::typed_actor<
+  /// Appends an event (its seq and time are set by the log); replies the seq.
+  caf::replies_to<append_atom, event>::with<uint64_t>,
+  /// Replies every event with seq >= the given one, oldest first.
+  caf::replies_to<read_atom, uint64_t>::with<std::vector<event>>>;
+
+/// Owns one device: evaluates one candidate at a time.
+using device_actor = caf::typed_actor<
+  /// Compiles, checks and times a candidate with the given seed.
+  caf::replies_to<evaluate_atom, task_spec, candidate,
+                  uint64_t>::with<eval_result>>;
+
+/// Produces candidates for assignments.
+using agent_actor
+  = caf::typed_actor<caf::replies_to<propose_atom, assignment>::with<agent_reply>>;
+
+/// Receives progress reports.
+using listener_actor
+  = caf::typed_actor<caf::reacts_to<progress_atom, team_progress>>;
+
+/// A team: asks its agents for candidates and sends them to a device.
+using team_actor = caf::typed_actor<
+  /// Starts (or continues) work.
+  caf::reacts_to<start_atom>,
+  /// Finishes the evaluation in flight, then reports done and stops.
+  caf::reacts_to<stop_atom>,
+  /// Replies the team's current progress.
+  caf::replies_to<status_atom>::with<team_progress>>;
+
+/// The supervisor: spawns and steers teams, ends the run.
+using supervisor_actor = caf::typed_actor<
+  /// Starts the run; the reply arrives when the run is over.
+  caf::replies_to<run_atom>::with<run_summary>,
+  /// A team's progress after each evaluation.
+  caf::reacts_to<progress_atom, team_progress>,
+  /// A team has finished its budget or stopped (argument: team id).
+  caf::reacts_to<done_atom, std::string>,
+  /// Stop the run early (operator request, signal).
+  caf::reacts_to<stop_atom>>;
+
+} // namespace eat

@@ -1,0 +1,65 @@
+// A task: a kernel to optimise. Loaded from kernels/<task>/task.toml by
+// runtime/task_file.hpp and handed, read-only, to agents and devices.
+// Crosses machines (MessagePack, docs/wire-format.md).
+
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "actors/protocol/describe.hpp"
+
+namespace eat {
+
+/// One problem size to measure, e.g. {"m": 256, "n": 256, "k": 256}.
+struct workload {
+  /// Short unique name, e.g. "m256_n256_k256".
+  std::string name;
+  /// Axis values by axis name.
+  std::map<std::string, int64_t> axes;
+};
+EAT_DESCRIBE(workload, name, axes)
+
+/// One tunable parameter of a template and its ordered choices.
+struct param_space {
+  std::string name;
+  /// Choices in a meaningful order (neighbours are similar).
+  std::vector<std::string> values;
+};
+EAT_DESCRIBE(param_space, name, values)
+
+/// A parameterised kernel source: `{{name}}` placeholders are replaced by the
+/// chosen value of each parameter.
+struct template_family {
+  std::string name;
+  std::string source;
+  std::vector<param_space> params;
+};
+EAT_DESCRIBE(template_family, name, source, params)
+
+/// Everything an agent and a device need to know about a task.
+struct task_spec {
+  /// Task name (the folder name under the tasks directory).
+  std::string name;
+  /// Harness kind: the C ABI of the entry point and how inputs are made
+  /// (only "gemm" so far, see docs/tasks.md).
+  std::string kind;
+  /// Element type of inputs and outputs, e.g. "float32".
+  std::string dtype;
+  /// Absolute and relative tolerance: |a - b| <= atol + rtol * |ref|.
+  double atol = 0;
+  double rtol = 0;
+  std::vector<workload> workloads;
+  /// Source of the reference (computed in a wider type).
+  std::string reference_source;
+  /// Source of the naive baseline that speedups are measured against.
+  std::string baseline_source;
+  /// Parameterised templates for the builtin agent.
+  std::vector<template_family> families;
+};
+EAT_DESCRIBE(task_spec, name, kind, dtype, atol, rtol, workloads,
+             reference_source, baseline_source, families)
+
+} // namespace eat

@@ -1,0 +1,50 @@
+// Options of the CPU device and of the timing loop. Filled from the [devices.cpu]
+// and [timing] sections of the configuration (docs/config.md) by
+// runtime/config.hpp; read by devices/cpu_device.hpp and the runner.
+// Plain values: copy freely, use from any thread.
+
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace eat::devices {
+
+/// How candidates are timed (BENCHMARK-PROTOCOL.md section 3).
+struct timing_options {
+  /// Untimed calls before sampling, per kernel and workload.
+  uint32_t warmup = 10;
+  /// Paired (baseline, candidate) samples to take at least.
+  uint32_t min_samples = 10;
+  /// Seconds of sampling to spend at least, per workload.
+  double min_time_s = 0.5;
+  /// Seconds of sampling after which a workload stops regardless.
+  double max_time_s = 10;
+  /// Stop once the relative standard error of the candidate mean is below.
+  double max_rel_se = 0.01;
+  /// Random input sets (secret seeds) checked against the reference.
+  uint32_t check_seeds = 5;
+};
+
+/// How the CPU device compiles and runs candidates.
+struct cpu_options {
+  /// C++ compiler used for candidates, baselines and references.
+  std::string compiler = "g++";
+  /// Flags for candidates and baselines (the reference gets -O2 only).
+  std::vector<std::string> flags = {"-O3", "-march=native", "-std=c++17"};
+  double compile_timeout_s = 120;
+  /// Wall-clock deadline of one evaluation; then its process group is killed.
+  double eval_timeout_s = 300;
+  /// Address-space limit of the runner process.
+  uint64_t address_space_mib = 4096;
+  /// Core the runner is pinned to; -1 picks the last online core.
+  int core = -1;
+  /// Path of the eat-runner executable.
+  std::string runner_path;
+  /// Directory for the build cache and per-evaluation scratch directories.
+  std::string work_dir;
+  timing_options timing;
+};
+
+} // namespace eat::devices

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "actors/protocol/describe.hpp"
+#include "actors/protocol/task.hpp"
 
 namespace eat {
 
@@ -62,8 +63,14 @@ struct run_started {
   uint64_t max_evaluations = 0;
   /// The configuration the run was started with (TOML text).
   std::string config_toml;
+  /// Absolute path of that configuration file when the run started; relative
+  /// paths in it resolve against its folder.
+  std::string config_path;
+  /// The task as loaded at the start; a resumed run uses exactly this.
+  task_spec spec;
 };
-EAT_DESCRIBE(run_started, run_id, task, seed, max_evaluations, config_toml)
+EAT_DESCRIBE(run_started, run_id, task, seed, max_evaluations, config_toml,
+             config_path, spec)
 
 /// Body of event_kind::team_spawned.
 struct team_spawned {

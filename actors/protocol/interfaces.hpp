@@ -12,7 +12,10 @@
 #include <vector>
 
 #include <caf/replies_to.hpp>
+#include <caf/stateful_actor.hpp>
 #include <caf/typed_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
+#include <caf/typed_response_promise.hpp>
 
 #include "actors/protocol/type_ids.hpp"
 
@@ -54,9 +57,9 @@ using supervisor_actor = caf::typed_actor<
   caf::replies_to<run_atom>::with<run_summary>,
   /// A team's progress after each evaluation.
   caf::reacts_to<progress_atom, team_progress>,
-  /// A team has finished its budget or stopped (argument: team id).
-  caf::reacts_to<done_atom, std::string>,
-  /// Stop the run early (operator request, signal).
-  caf::reacts_to<stop_atom>>;
+  /// A team has stopped working (arguments: team id, why).
+  caf::reacts_to<done_atom, std::string, std::string>,
+  /// Stop the run early (argument: why, e.g. "interrupted by SIGINT").
+  caf::reacts_to<stop_atom, std::string>>;
 
 } // namespace eat

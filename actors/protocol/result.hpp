@@ -78,12 +78,15 @@ struct eval_result {
   std::string compiler;
   /// Compiler output (warnings, errors), truncated.
   std::string build_log;
+  /// How it was measured: timer, sampling, sandbox (e.g. network isolation).
+  std::string method;
   /// Seed used for the inputs.
   uint64_t seed = 0;
   double compile_s = 0;
   double run_s = 0;
 };
 EAT_DESCRIBE(eval_result, candidate, status, detail, workloads, geomean_speedup,
-             source_hash, device, compiler, build_log, seed, compile_s, run_s)
+             source_hash, device, compiler, build_log, method, seed, compile_s,
+             run_s)
 
 } // namespace eat

@@ -1,0 +1,146 @@
+#include "devices/compiler.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "actors/protocol/error.hpp"
+#include "devices/scratch_dir.hpp"
+#include "devices/sha256.hpp"
+#include "devices/subprocess.hpp"
+
+namespace eat::devices {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string first_line(const std::string& text) {
+  return text.substr(0, text.find('\n'));
+}
+
+std::string describe_failure(const captured_run& run, double timeout_s) {
+  if (run.timed_out) {
+    char buf[64];
+    std::snprintf(buf, sizeof(buf), "timed out after %g s", timeout_s);
+    return buf;
+  }
+  return to_string(run.status);
+}
+
+caf::expected<void> write_file(const fs::path& path, const std::string& text) {
+  std::ofstream out{path, std::ios::binary};
+  out << text;
+  out.close();
+  if (!out)
+    return make_error(error::io_failure, "cannot write " + path.string());
+  return {};
+}
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in{path, std::ios::binary};
+  return std::string{std::istreambuf_iterator<char>{in}, {}};
+}
+
+} // namespace
+
+std::vector<std::string> shared_object_flags(std::vector<std::string> flags) {
+  flags.emplace_back("-shared");
+  flags.emplace_back("-fPIC");
+  return flags;
+}
+
+caf::expected<compiler> compiler::make(
+  std::string program, std::string cache_dir, double timeout_s) {
+  std::error_code ec;
+  fs::create_directories(cache_dir, ec);
+  if (ec)
+    return make_error(
+      error::io_failure, "cannot create " + cache_dir + ": " + ec.message());
+  auto probe = run_captured({program, "--version"}, "", 30);
+  if (!probe)
+    return make_error(error::device_unavailable,
+      "compiler unavailable: " + render(probe.error()));
+  if (probe->timed_out || !probe->status.exited || probe->status.code != 0)
+    return make_error(error::device_unavailable,
+      program + " --version failed: " + describe_failure(*probe, 30));
+  auto identity = first_line(probe->output);
+  return compiler{
+    std::move(program), std::move(identity), std::move(cache_dir), timeout_s};
+}
+
+compiler::compiler(std::string program, std::string identity,
+  std::string cache_dir, double timeout_s)
+  : program_(std::move(program)), identity_(std::move(identity)),
+    cache_dir_(std::move(cache_dir)), timeout_s_(timeout_s) {
+  // nop
+}
+
+std::string compiler::cache_key(
+  const std::string& source, const std::vector<std::string>& flags) const {
+  std::string material = identity_;
+  material += '\0';
+  for (const auto& flag : shared_object_flags(flags)) {
+    material += flag;
+    material += '\0';
+  }
+  material += '\0';
+  material += source;
+  return sha256_hex(material);
+}
+
+caf::expected<compile_result> compiler::compile(const std::string& source,
+  const std::vector<std::string>& flags, const std::string& file_name) const {
+  auto start = std::chrono::steady_clock::now();
+  compile_result result;
+  auto target = fs::path{cache_dir_} / (cache_key(source, flags) + ".so");
+  result.so_path = target.string();
+  auto log_path = fs::path{target}.replace_extension(".log");
+  if (fs::exists(target)) {
+    result.ok = true;
+    result.cached = true;
+    result.log = read_file(log_path);
+    return result;
+  }
+  auto dir = scratch_dir::make(cache_dir_, "build.");
+  if (!dir)
+    return std::move(dir.error());
+  if (auto ok = write_file(dir->path() / file_name, source); !ok)
+    return std::move(ok.error());
+  std::vector<std::string> argv{program_};
+  for (auto& flag : shared_object_flags(flags))
+    argv.emplace_back(std::move(flag));
+  for (const char* arg : {"-o", "out.so"})
+    argv.emplace_back(arg);
+  argv.push_back(file_name);
+  auto run = run_captured(argv, dir->path().string(), timeout_s_);
+  if (!run)
+    return make_error(error::compile_failed, render(run.error()));
+  result.log = std::move(run->output);
+  if (run->dropped > 0)
+    result.log += "\n[" + std::to_string(run->dropped)
+                  + " more bytes of compiler output dropped]\n";
+  result.seconds
+    = std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+        .count();
+  if (run->timed_out || !run->status.exited || run->status.code != 0) {
+    result.failure = describe_failure(*run, timeout_s_);
+    return result;
+  }
+  // The log goes first, so that whoever finds the object finds its log.
+  std::error_code ec;
+  if (write_file(dir->path() / "out.log", result.log))
+    fs::rename(dir->path() / "out.log", log_path, ec);
+  ec.clear();
+  fs::rename(dir->path() / "out.so", target, ec);
+  if (ec)
+    return make_error(error::io_failure, "cannot move the compiled object to "
+                                           + target.string() + ": "
+                                           + ec.message());
+  result.ok = true;
+  return result;
+}
+
+} // namespace eat::devices

@@ -1,0 +1,73 @@
+// Compiles kernel sources into shared objects with the system C++ compiler,
+// run as a child process with a deadline (devices/subprocess.hpp). Finished
+// objects are cached under `<work_dir>/cache/<key>.so` (compiler output in
+// `<key>.log`), where the key is the
+// SHA-256 of compiler identity, flags and source, so the task's baseline and
+// reference compile once per work_dir. Writes are atomic: each compile works
+// in its own temporary directory and renames its result into place.
+//
+// A compiler is a plain value owned by the CPU device; compile() may run on
+// several threads at once (devices sharing a work_dir never clash).
+
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <caf/expected.hpp>
+
+namespace eat::devices {
+
+/// What one compile produced.
+struct compile_result {
+  /// True if a shared object is ready at `so_path`.
+  bool ok = false;
+  std::string so_path;
+  /// Compiler output (warnings, errors); on a cache hit, the output of the
+  /// compile that filled the cache.
+  std::string log;
+  /// Why it failed, e.g. "exited with status 1" or "timed out after 120 s".
+  std::string failure;
+  /// True if the object came from the cache.
+  bool cached = false;
+  double seconds = 0;
+};
+
+/// Compiles sources into cached shared objects.
+class compiler {
+public:
+  /// Probes `program --version`; fails with error::device_unavailable if the
+  /// compiler does not run, error::io_failure if `cache_dir` is unusable.
+  static caf::expected<compiler> make(
+    std::string program, std::string cache_dir, double timeout_s);
+
+  /// First line of `program --version`, e.g. "g++ (Debian 12.2.0-14) 12.2.0".
+  const std::string& identity() const {
+    return identity_;
+  }
+
+  /// Compiles `source` with `flags` plus "-shared -fPIC". The source is saved
+  /// as `file_name` (e.g. "candidate.cpp") so the log names it. A rejected
+  /// source is a result with ok == false; errors are reserved for the
+  /// machinery (cannot write files, cannot start the compiler).
+  caf::expected<compile_result> compile(const std::string& source,
+    const std::vector<std::string>& flags, const std::string& file_name) const;
+
+  /// Returns the cache key of (source, flags) for this compiler.
+  std::string cache_key(
+    const std::string& source, const std::vector<std::string>& flags) const;
+
+private:
+  compiler(std::string program, std::string identity, std::string cache_dir,
+    double timeout_s);
+
+  std::string program_;
+  std::string identity_;
+  std::string cache_dir_;
+  double timeout_s_;
+};
+
+/// Returns `flags` followed by "-shared -fPIC": what compile() passes.
+std::vector<std::string> shared_object_flags(std::vector<std::string> flags);
+
+} // namespace eat::devices

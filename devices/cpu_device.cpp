@@ -1,0 +1,293 @@
+#include "devices/cpu_device.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include <sched.h>
+#include <unistd.h>
+
+#include "actors/protocol/error.hpp"
+#include "devices/compiler.hpp"
+#include "devices/kind.hpp"
+#include "devices/runner_client.hpp"
+#include "devices/scoring.hpp"
+#include "devices/sha256.hpp"
+
+namespace eat::devices {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+/// Bytes of compiler output kept in eval_result::build_log.
+constexpr size_t max_build_log = 16 * 1024;
+
+/// The reference is compiled plainly: it must be right, not fast.
+const std::vector<std::string> reference_flags{"-O2", "-std=c++17"};
+
+std::string truncated(std::string log) {
+  if (log.size() <= max_build_log)
+    return log;
+  auto dropped = log.size() - max_build_log;
+  log.resize(max_build_log);
+  log += "\n[" + std::to_string(dropped) + " more bytes truncated]\n";
+  return log;
+}
+
+std::string short_number(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%g", x);
+  return buf;
+}
+
+/// How a CPU evaluation is measured (BENCHMARK-PROTOCOL.md section 5).
+std::string measurement_method(const timing_options& t, bool isolated) {
+  return "cpu: steady_clock around each call; baseline and candidate "
+         "interleaved in random order; input sets rotated (> 2x L2, >= 32 "
+         "MiB); "
+         + std::to_string(t.warmup) + " warm-up calls; stop at >= "
+         + std::to_string(t.min_samples) + " samples and relative SE < "
+         + short_number(t.max_rel_se) + ", or after "
+         + short_number(t.max_time_s) + " s; speedup of medians with a "
+         + "paired bootstrap 95% CI; network "
+         + (isolated ? "isolated" : "not isolated");
+}
+
+std::string cpu_model() {
+  std::ifstream in{"/proc/cpuinfo"};
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("model name", 0) == 0)
+      if (auto colon = line.find(':'); colon != line.npos)
+        return line.substr(line.find_first_not_of(" \t", colon + 1));
+  return "unknown CPU";
+}
+
+std::string join(const std::vector<std::string>& xs) {
+  std::string result;
+  for (const auto& x : xs)
+    result += (result.empty() ? "" : " ") + x;
+  return result;
+}
+
+/// The three shared objects of one evaluation, or why not.
+struct compile_stage {
+  eval_status status = eval_status::passed;
+  std::string detail;
+  std::string build_log;
+  double seconds = 0;
+  std::string reference_so;
+  std::string baseline_so;
+  std::string candidate_so;
+};
+
+class cpu_device final : public device {
+public:
+  cpu_device(std::string id, cpu_options opts, compiler comp, int core)
+    : id_(std::move(id)), opts_(std::move(opts)), compiler_(std::move(comp)),
+      core_(core) {
+    description_ = id_ + ": " + cpu_model() + ", core " + std::to_string(core_)
+                   + ", " + compiler_.identity();
+    compiler_text_
+      = compiler_.identity() + "; " + join(shared_object_flags(opts_.flags));
+  }
+
+  std::string id() const override {
+    return id_;
+  }
+
+  std::string description() const override {
+    return description_;
+  }
+
+  eval_result evaluate(
+    const task_spec& task, const candidate& c, uint64_t seed) override;
+
+private:
+  compile_stage compile_all(const task_spec& task, const candidate& c) const;
+
+  runner_request make_request(
+    const task_spec& task, const compile_stage& so, uint64_t seed) const;
+
+  std::string id_;
+  cpu_options opts_;
+  compiler compiler_;
+  int core_;
+  std::string description_;
+  std::string compiler_text_;
+};
+
+compile_stage cpu_device::compile_all(
+  const task_spec& task, const candidate& c) const {
+  compile_stage out;
+  struct job {
+    const std::string& source;
+    const std::vector<std::string>& flags;
+    const char* file;
+    /// Who is at fault when it does not compile.
+    const char* who;
+    /// Failures of the task's own sources are not the candidate's.
+    eval_status failure;
+    std::string& so;
+  };
+  job jobs[] = {
+    {task.reference_source, reference_flags, "reference.cpp",
+      "the task's reference", eval_status::rejected, out.reference_so},
+    {task.baseline_source, opts_.flags, "baseline.cpp", "the task's baseline",
+      eval_status::rejected, out.baseline_so},
+    {c.source, opts_.flags, "candidate.cpp", "the candidate",
+      eval_status::compile_error, out.candidate_so},
+  };
+  for (auto& j : jobs) {
+    auto fail = [&](std::string detail) {
+      out.status = j.failure;
+      out.detail = std::move(detail);
+      return std::move(out);
+    };
+    auto result = compiler_.compile(j.source, j.flags, j.file);
+    if (!result)
+      return fail(
+        std::string{"cannot compile "} + j.who + ": " + render(result.error()));
+    out.seconds += result->seconds;
+    // The log shown is the candidate's, or that of a task source that failed.
+    if (j.failure == eval_status::compile_error || !result->ok)
+      out.build_log = truncated(std::move(result->log));
+    if (!result->ok)
+      return fail(std::string{j.who} + " does not compile: " + result->failure);
+    j.so = result->so_path;
+  }
+  return out;
+}
+
+runner_request cpu_device::make_request(
+  const task_spec& task, const compile_stage& so, uint64_t seed) const {
+  runner_request req;
+  req.nonce = (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
+  req.kind = task.kind;
+  req.dtype = task.dtype;
+  req.atol = task.atol;
+  req.rtol = task.rtol;
+  req.workloads = task.workloads;
+  req.reference_so = so.reference_so;
+  req.baseline_so = so.baseline_so;
+  req.candidate_so = so.candidate_so;
+  req.seed = seed;
+  req.timing = opts_.timing;
+  req.core = core_;
+  req.limits.address_space_mib = opts_.address_space_mib;
+  req.limits.cpu_s = static_cast<uint64_t>(std::ceil(opts_.eval_timeout_s)) + 1;
+  return req;
+}
+
+eval_result cpu_device::evaluate(
+  const task_spec& task, const candidate& c, uint64_t seed) {
+  eval_result result;
+  result.candidate = c.id;
+  result.seed = seed;
+  result.source_hash = sha256_hex(c.source);
+  result.device = description_;
+  result.compiler = compiler_text_;
+  auto fail = [&](eval_status status, std::string detail) {
+    result.status = status;
+    result.detail = std::move(detail);
+    return std::move(result);
+  };
+  if (auto why = check_task(task); !why.empty())
+    return fail(eval_status::rejected, std::move(why));
+  auto objects = compile_all(task, c);
+  result.compile_s = objects.seconds;
+  result.build_log = std::move(objects.build_log);
+  if (objects.status != eval_status::passed)
+    return fail(objects.status, std::move(objects.detail));
+  runner_launch launch{opts_.runner_path,
+    (fs::path{opts_.work_dir} / "scratch").string(), opts_.eval_timeout_s};
+  auto run = run_runner(launch, make_request(task, objects, seed));
+  if (!run)
+    return fail(eval_status::runtime_error,
+      "cannot run the candidate: " + render(run.error()));
+  result.run_s = run->seconds;
+  result.method = measurement_method(opts_.timing, run->reply
+                                                     ? run->reply->network_isolated
+                                                     : false);
+  if (!run->reply)
+    return fail(run->status, std::move(run->detail));
+  auto scored = score_reply(*run->reply, task.workloads, seed);
+  result.workloads = std::move(scored.workloads);
+  result.geomean_speedup = scored.geomean_speedup;
+  result.status = scored.status;
+  result.detail = std::move(scored.detail);
+  return result;
+}
+
+caf::expected<std::string> absolute_program(const std::string& program) {
+  // posix_spawn changes directory before exec, so a relative path with a
+  // slash must be made absolute; a bare name is looked up in PATH.
+  if (program.find('/') == std::string::npos)
+    return program;
+  std::error_code ec;
+  auto path = fs::absolute(program, ec);
+  if (ec)
+    return make_error(error::io_failure, "bad path " + program);
+  return path.string();
+}
+
+} // namespace
+
+caf::expected<int> resolve_core(int requested) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof(set), &set) != 0)
+    return make_error(error::device_unavailable, "sched_getaffinity failed");
+  if (requested >= 0) {
+    if (requested < CPU_SETSIZE && CPU_ISSET(requested, &set))
+      return requested;
+    return make_error(
+      error::invalid_config, "core " + std::to_string(requested)
+                               + " is not available to this process");
+  }
+  for (int core = CPU_SETSIZE - 1; core >= 0; --core)
+    if (CPU_ISSET(core, &set))
+      return core;
+  return make_error(error::device_unavailable, "no core available");
+}
+
+caf::expected<std::unique_ptr<device>> make_cpu_device(
+  std::string id, cpu_options opts) {
+  if (opts.runner_path.empty())
+    return make_error(error::device_unavailable,
+      "cpu device " + id + ": runner_path is not set");
+  auto runner = absolute_program(opts.runner_path);
+  if (!runner || ::access(runner->c_str(), X_OK) != 0)
+    return make_error(error::device_unavailable,
+      "cpu device " + id + ": no executable runner at " + opts.runner_path);
+  opts.runner_path = *runner;
+  if (opts.work_dir.empty())
+    return make_error(
+      error::invalid_config, "cpu device " + id + ": work_dir is not set");
+  std::error_code ec;
+  auto work_dir = fs::absolute(opts.work_dir, ec);
+  if (!ec)
+    fs::create_directories(work_dir / "scratch", ec);
+  if (ec)
+    return make_error(error::io_failure, "cpu device " + id + ": cannot create "
+                                           + opts.work_dir
+                                           + "/scratch: " + ec.message());
+  opts.work_dir = work_dir.string();
+  auto program = absolute_program(opts.compiler);
+  if (!program)
+    return std::move(program.error());
+  auto comp = compiler::make(
+    *program, (work_dir / "cache").string(), opts.compile_timeout_s);
+  if (!comp)
+    return std::move(comp.error());
+  auto core = resolve_core(opts.core);
+  if (!core)
+    return std::move(core.error());
+  return std::unique_ptr<device>{std::make_unique<cpu_device>(
+    std::move(id), std::move(opts), std::move(*comp), *core)};
+}
+
+} // namespace eat::devices

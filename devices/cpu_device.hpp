@@ -1,0 +1,31 @@
+// The CPU device: compiles candidates with the system C++ compiler into
+// shared objects (devices/compiler.hpp) and evaluates each in a fresh,
+// sandboxed eat-runner process pinned to one core (devices/runner_client.hpp,
+// devices/runner/). What it checks and measures: docs/harness.md.
+//
+// Owned by one device actor; evaluate() runs on that actor's thread. Several
+// CPU devices may share a work_dir (the build cache is safe to share).
+
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <caf/expected.hpp>
+
+#include "devices/device.hpp"
+#include "devices/options.hpp"
+
+namespace eat::devices {
+
+/// Makes the CPU device `id` (fails if the compiler or runner is missing,
+/// or work_dir cannot be created).
+caf::expected<std::unique_ptr<device>> make_cpu_device(
+  std::string id, cpu_options opts);
+
+/// Returns the core the runner pins to for `requested`: itself if this
+/// process may run there, the last core it may run on for -1; fails with
+/// error::invalid_config otherwise.
+caf::expected<int> resolve_core(int requested);
+
+} // namespace eat::devices

@@ -1,0 +1,89 @@
+// A harness kind: what a task's `kind` field selects (docs/harness.md). It
+// fixes the C ABI of the entry points, the buffers of a problem, how input
+// values are drawn and how output elements are named in messages. The
+// generic harness in devices/runner/ does everything else (poisoning,
+// hashing, comparison, timing) the same way for every kind.
+//
+// Adding a kind is one new file in devices/kinds/ defining a `kind` value,
+// plus its line in devices/kinds.cpp's table.
+//
+// Kinds are immutable values with static storage; use them from any thread.
+
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "actors/protocol/task.hpp"
+#include "devices/rng.hpp"
+
+namespace eat::devices {
+
+/// How input values of a check case are drawn.
+enum class input_style {
+  /// Uniform in [-1, 1): mixed signs, cancellation.
+  random,
+  /// Uniform in [-2, 14): non-zero mean and larger magnitude.
+  offset_large,
+};
+
+/// Sizes, in elements, of one problem's buffers.
+struct buffer_sizes {
+  /// One entry per input, in ABI argument order.
+  std::vector<size_t> inputs;
+  size_t output = 0;
+};
+
+/// Calls an entry point found with dlsym on input buffers, writing `output`.
+template<class Out>
+using entry_call = void (*)(
+  void* fn, const float* const* inputs, Out* output, const int64_t* dims);
+
+/// One harness kind.
+struct kind {
+  /// The task kind it implements, e.g. "gemm".
+  const char* name;
+  /// Symbol of the candidate and baseline entry point, e.g. "eat_gemm".
+  const char* entry;
+  /// Symbol of the reference entry point (wider output type).
+  const char* reference_entry;
+  /// Returns why `w` does not fit this kind, or "" if it does.
+  std::string (*check_workload)(const workload& w);
+  /// The workload's dimensions in ABI order (check_workload must pass).
+  std::vector<int64_t> (*dims)(const workload& w);
+  /// Buffer sizes for the given dimensions.
+  buffer_sizes (*sizes)(const std::vector<int64_t>& dims);
+  /// Draws the inputs of one case.
+  std::vector<std::vector<float>> (*make_inputs)(
+    const std::vector<int64_t>& dims, input_style style, uint64_t seed);
+  /// Calls a candidate or baseline entry point.
+  entry_call<float> call;
+  /// Calls the reference entry point.
+  entry_call<double> call_reference;
+  /// Names output element `index` for messages, e.g. "C[3][7]".
+  std::string (*element_name)(size_t index, const std::vector<int64_t>& dims);
+};
+
+/// Returns the kind called `name`, or nullptr.
+const kind* find_kind(std::string_view name);
+
+/// Returns the known kind names, comma-separated, for messages.
+std::string kind_names();
+
+/// Returns why the harness cannot evaluate `task` (unknown kind, unsupported
+/// dtype, no workloads, a workload lacking an axis, negative tolerances), or
+/// "" if it can.
+std::string check_task(const task_spec& task);
+
+/// Draws one value in `style`.
+float draw_value(input_style style, rng& gen);
+
+/// Draws every element of buffers of the given sizes independently in
+/// `style` from a generator seeded with `seed`: the usual make_inputs.
+std::vector<std::vector<float>> draw_inputs(
+  const std::vector<size_t>& sizes, input_style style, uint64_t seed);
+
+} // namespace eat::devices

@@ -1,0 +1,72 @@
+// The harness inside eat-runner: loads the three shared objects, then checks
+// and times the candidate against the reference and baseline on every
+// workload (BENCHMARK-PROTOCOL.md sections 2 and 3; docs/harness.md).
+//
+// Runs in the runner process after the sandbox is in place, on its only
+// thread; candidate code runs in this same address space.
+
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "actors/protocol/task.hpp"
+#include "devices/kind.hpp"
+#include "devices/options.hpp"
+#include "devices/runner_protocol.hpp"
+
+namespace eat::devices {
+
+/// Everything one workload's phases need; built once per request.
+struct harness_context {
+  const kind* k = nullptr;
+  /// Entry points found with dlsym.
+  void* reference = nullptr;
+  void* baseline = nullptr;
+  void* candidate = nullptr;
+  double atol = 0;
+  double rtol = 0;
+  timing_options timing;
+  /// Bytes the timing input sets may occupy together.
+  uint64_t memory_budget = 0;
+  /// Bytes the input sets should exceed together: max(2 x L2, 32 MiB).
+  uint64_t rotation_target = 0;
+};
+
+/// Verdict and largest error of the correctness phase of one workload.
+struct check_outcome {
+  eval_status status = eval_status::passed;
+  std::string detail;
+  double max_abs_error = 0;
+};
+
+/// Verdict and samples of the timing phase of one workload.
+struct timing_outcome {
+  eval_status status = eval_status::passed;
+  std::string detail;
+  /// Paired samples in nanoseconds (round i gives element i of both).
+  std::vector<int64_t> baseline_ns;
+  std::vector<int64_t> candidate_ns;
+  /// Process CPU time and wall time summed over the timed candidate calls.
+  int64_t candidate_cpu_ns = 0;
+  int64_t candidate_wall_ns = 0;
+  uint32_t input_sets = 0;
+  uint64_t set_bytes = 0;
+};
+
+/// Runs `req` to its reply: loads the kernels, then each workload in turn
+/// until one fails. Never throws.
+runner_reply run_request(const runner_request& req);
+
+/// Checks the candidate on workload `w` against the reference: `check_seeds`
+/// random cases and one structured case drawn from `workload_seed`.
+check_outcome check_workload(
+  const harness_context& ctx, const workload& w, uint64_t workload_seed);
+
+/// Times baseline and candidate on `w` in paired rounds, then checks the
+/// timed outputs and the CPU-time gate.
+timing_outcome time_workload(
+  const harness_context& ctx, const workload& w, uint64_t workload_seed);
+
+} // namespace eat::devices

@@ -1,0 +1,100 @@
+#include "devices/runner/sandbox.hpp"
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <filesystem>
+
+#include <sched.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace eat::devices {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string set_limit(
+  int resource, const char* name, rlim_t soft, rlim_t hard) {
+  rlimit lim{soft, hard};
+  if (::setrlimit(resource, &lim) != 0)
+    return std::string{"setrlimit("} + name + "): " + std::strerror(errno);
+  return {};
+}
+
+std::string apply_limits(const runner_limits& limits) {
+  constexpr rlim_t mib = rlim_t{1} << 20;
+  auto as = static_cast<rlim_t>(limits.address_space_mib) * mib;
+  auto fsize = static_cast<rlim_t>(limits.file_size_mib) * mib;
+  auto cpu = static_cast<rlim_t>(limits.cpu_s);
+  auto nproc = static_cast<rlim_t>(user_task_count() + limits.extra_tasks);
+  // RLIMIT_CPU: SIGXCPU at the soft limit, SIGKILL one second later.
+  for (auto err : {set_limit(RLIMIT_CORE, "RLIMIT_CORE", 0, 0),
+         set_limit(RLIMIT_FSIZE, "RLIMIT_FSIZE", fsize, fsize),
+         set_limit(RLIMIT_CPU, "RLIMIT_CPU", cpu, cpu + 1),
+         set_limit(RLIMIT_NPROC, "RLIMIT_NPROC", nproc, nproc),
+         set_limit(RLIMIT_AS, "RLIMIT_AS", as, as)})
+    if (!err.empty())
+      return err;
+  return {};
+}
+
+std::string pin(int32_t core) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (core < 0 || core >= CPU_SETSIZE)
+    return "core " + std::to_string(core) + " is out of range";
+  CPU_SET(core, &set);
+  if (::sched_setaffinity(0, sizeof(set), &set) != 0)
+    return "cannot pin to core " + std::to_string(core) + ": "
+           + std::strerror(errno);
+  return {};
+}
+
+} // namespace
+
+uint64_t user_task_count() {
+  auto uid = ::getuid();
+  uint64_t count = 0;
+  std::error_code ec;
+  for (fs::directory_iterator it{"/proc", ec}, end; !ec && it != end;
+       it.increment(ec)) {
+    auto name = it->path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != name.npos)
+      continue;
+    struct stat st;
+    if (::stat(it->path().c_str(), &st) != 0 || st.st_uid != uid)
+      continue;
+    std::error_code task_ec;
+    for (fs::directory_iterator task{it->path() / "task", task_ec};
+         !task_ec && task != end; task.increment(task_ec))
+      ++count;
+  }
+  return count;
+}
+
+sandbox_report apply_sandbox(const runner_limits& limits, int32_t core) {
+  sandbox_report report;
+  // posix_spawn already made us a group leader; repeat it for a runner
+  // started by other means. Errors only mean "already leader".
+  ::setpgid(0, 0);
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  // Descriptors the parent leaked (store, lock files) are not the kernel's.
+  ::close_range(runner_reply_fd + 1, ~0U, 0);
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+    report.error = std::string{"PR_SET_NO_NEW_PRIVS: "} + std::strerror(errno);
+    return report;
+  }
+  // Without privileges (EPERM) the network stays reachable; the reply says.
+  report.network_isolated = ::unshare(CLONE_NEWNET) == 0;
+  if (report.error = pin(core); !report.error.empty())
+    return report;
+  report.core = core;
+  report.error = apply_limits(limits);
+  return report;
+}
+
+} // namespace eat::devices

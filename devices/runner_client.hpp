@@ -1,0 +1,59 @@
+// The parent's side of the runner protocol: starts eat-runner in a fresh
+// scratch directory, hands it its request on fd 3, collects the reply from
+// fd 4 under a wall-clock deadline, kills the runner's process group, and
+// turns whatever happened into a precise status (docs/harness.md, "How a
+// runner can end").
+//
+// Called by the CPU device from its evaluating thread; one call per
+// evaluation; the call returns only after the runner and everything it
+// started are gone and its scratch directory is removed.
+
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <caf/expected.hpp>
+
+#include "actors/protocol/result.hpp"
+#include "devices/runner_protocol.hpp"
+#include "devices/subprocess.hpp"
+
+namespace eat::devices {
+
+/// Where and how long to run.
+struct runner_launch {
+  /// Absolute path of the eat-runner executable.
+  std::string runner_path;
+  /// Directory that receives the per-evaluation scratch directories.
+  std::string scratch_parent;
+  /// Wall-clock deadline of the whole runner process.
+  double timeout_s = 300;
+};
+
+/// How one runner process went.
+struct runner_outcome {
+  /// The reply, when the runner exited with status 0 after writing a reply
+  /// that decodes and carries the request's nonce.
+  std::optional<runner_reply> reply;
+  /// Otherwise, runtime_error or timeout, and what happened.
+  eval_status status = eval_status::pending;
+  std::string detail;
+  /// Wall time of the runner process.
+  double seconds = 0;
+};
+
+/// Runs `req` in a fresh runner. Errors are failures of the machinery
+/// (cannot create the scratch directory or start the runner).
+caf::expected<runner_outcome> run_runner(
+  const runner_launch& launch, const runner_request& req);
+
+/// Maps how a runner ended to an outcome: `timed_out` if the deadline
+/// passed, the exit status, the bytes read from fd 4, and the tails of its
+/// stderr and stdout ("stderr: ...; stdout: ...", appended to failures).
+/// Pure; exposed for tests.
+runner_outcome interpret_runner_end(bool timed_out, double timeout_s,
+  const exit_status& status, const std::string& reply_bytes, uint64_t nonce,
+  const std::string& output_tails);
+
+} // namespace eat::devices

@@ -1,0 +1,107 @@
+// The messages between the CPU device (parent) and eat-runner (child): one
+// runner_request read from the child's fd 3, one runner_reply written to its
+// fd 4, both MessagePack maps (EAT_DESCRIBE; docs/harness.md lists the
+// fields). The seed travels only here, never in argv or the environment.
+// Plain values; any thread.
+
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "actors/protocol/describe.hpp"
+#include "actors/protocol/result.hpp"
+#include "actors/protocol/task.hpp"
+#include "devices/options.hpp"
+
+namespace eat::devices {
+
+EAT_DESCRIBE(timing_options, warmup, min_samples, min_time_s, max_time_s,
+  max_rel_se, check_seeds)
+
+/// Child fd on which the runner reads its request.
+constexpr int runner_request_fd = 3;
+
+/// Child fd on which the runner writes its reply.
+constexpr int runner_reply_fd = 4;
+
+/// Resource limits the runner applies to itself before loading any kernel.
+struct runner_limits {
+  /// RLIMIT_AS, MiB.
+  uint64_t address_space_mib = 4096;
+  /// RLIMIT_CPU, seconds.
+  uint64_t cpu_s = 300;
+  /// RLIMIT_FSIZE, MiB.
+  uint64_t file_size_mib = 64;
+  /// RLIMIT_NPROC is set to the user's current task count plus this.
+  uint64_t extra_tasks = 16;
+};
+
+/// What the parent asks the runner to do.
+struct runner_request {
+  /// Random value the reply must echo: a reply that lacks it was not written
+  /// by this runner's harness.
+  uint64_t nonce = 0;
+  /// Task kind, dtype and tolerances (task_spec fields).
+  std::string kind;
+  std::string dtype;
+  double atol = 0;
+  double rtol = 0;
+  std::vector<workload> workloads;
+  /// Absolute paths of the compiled shared objects.
+  std::string reference_so;
+  std::string baseline_so;
+  std::string candidate_so;
+  /// Secret seed of the input sets.
+  uint64_t seed = 0;
+  timing_options timing;
+  /// CPU to pin to (already resolved; never -1).
+  int32_t core = 0;
+  runner_limits limits;
+};
+
+/// What the runner measured on one workload.
+struct workload_report {
+  std::string workload;
+  eval_status status = eval_status::pending;
+  /// Why it failed; empty when passed.
+  std::string detail;
+  /// Largest |candidate - reference| over all checked elements.
+  double max_abs_error = 0;
+  /// Paired samples in nanoseconds: element i of both came from round i.
+  std::vector<int64_t> baseline_ns;
+  std::vector<int64_t> candidate_ns;
+  /// Process CPU time and wall time summed over the timed candidate calls.
+  int64_t candidate_cpu_ns = 0;
+  int64_t candidate_wall_ns = 0;
+  /// Input sets rotated through while timing, and the bytes of one set.
+  uint32_t input_sets = 0;
+  uint64_t set_bytes = 0;
+};
+
+/// The runner's answer.
+struct runner_reply {
+  /// The request's nonce.
+  uint64_t nonce = 0;
+  /// passed if every workload passed; else the first failure's status.
+  eval_status status = eval_status::pending;
+  std::string detail;
+  std::vector<workload_report> workloads;
+  /// Whether unshare(CLONE_NEWNET) succeeded (no network for the kernel).
+  bool network_isolated = false;
+  /// The CPU the runner ran on.
+  int32_t core = -1;
+};
+
+EAT_DESCRIBE(
+  runner_limits, address_space_mib, cpu_s, file_size_mib, extra_tasks)
+EAT_DESCRIBE(runner_request, nonce, kind, dtype, atol, rtol, workloads,
+  reference_so, baseline_so, candidate_so, seed, timing, core, limits)
+EAT_DESCRIBE(workload_report, workload, status, detail, max_abs_error,
+  baseline_ns, candidate_ns, candidate_cpu_ns, candidate_wall_ns, input_sets,
+  set_bytes)
+EAT_DESCRIBE(
+  runner_reply, nonce, status, detail, workloads, network_isolated, core)
+
+} // namespace eat::devices

@@ -1,0 +1,79 @@
+#include "devices/scoring.hpp"
+
+#include "devices/rng.hpp"
+#include "devices/stats.hpp"
+
+namespace eat::devices {
+
+namespace {
+
+/// Seed stream of the bootstrap resampling of workload i.
+constexpr uint64_t bootstrap_stream = 3'000'000;
+
+std::vector<double> as_doubles(const std::vector<int64_t>& xs) {
+  return {xs.begin(), xs.end()};
+}
+
+} // namespace
+
+workload_result score_workload(const workload_report& report, uint64_t seed) {
+  workload_result result;
+  result.workload = report.workload;
+  result.status = report.status;
+  result.detail = report.detail;
+  result.max_abs_error = report.max_abs_error;
+  auto base = as_doubles(report.baseline_ns);
+  auto cand = as_doubles(report.candidate_ns);
+  if (cand.empty() || base.size() != cand.size())
+    return result;
+  result.samples = static_cast<uint32_t>(cand.size());
+  auto summary = summarize(cand);
+  result.baseline_median_ns = median(base);
+  result.candidate_median_ns = summary.median;
+  result.candidate_mean_ns = summary.mean;
+  result.candidate_min_ns = summary.min;
+  result.candidate_p20_ns = summary.p20;
+  result.candidate_p80_ns = summary.p80;
+  result.candidate_cv = summary.cv;
+  if (report.status == eval_status::passed) {
+    auto speedup = estimate_speedup(base, cand, seed);
+    result.speedup = speedup.point;
+    result.speedup_low = speedup.low;
+    result.speedup_high = speedup.high;
+  }
+  return result;
+}
+
+scored_run score_reply(const runner_reply& reply,
+  const std::vector<workload>& workloads, uint64_t seed) {
+  scored_run result;
+  result.status = reply.status;
+  result.detail = reply.detail;
+  std::vector<double> speedups;
+  for (size_t i = 0; i < workloads.size(); ++i) {
+    if (i < reply.workloads.size()) {
+      auto scored = score_workload(
+        reply.workloads[i], derive_seed(seed, bootstrap_stream + i));
+      if (scored.status == eval_status::passed)
+        speedups.push_back(scored.speedup);
+      result.workloads.push_back(std::move(scored));
+      continue;
+    }
+    workload_result skipped;
+    skipped.workload = workloads[i].name;
+    skipped.detail = "not run: an earlier check failed";
+    result.workloads.push_back(std::move(skipped));
+  }
+  if (result.status == eval_status::passed
+      && speedups.size() == workloads.size())
+    result.geomean_speedup = geometric_mean(speedups);
+  else if (result.status == eval_status::passed) {
+    // A runner that claims success without reporting every workload.
+    result.status = eval_status::runtime_error;
+    result.detail = "the runner reported " + std::to_string(speedups.size())
+                    + " of " + std::to_string(workloads.size()) + " workloads";
+  }
+  return result;
+}
+
+} // namespace eat::devices

@@ -1,0 +1,99 @@
+// The compiler: cached shared objects, failures with their log, deadlines.
+
+#include <filesystem>
+
+#include <catch2/catch.hpp>
+
+#include "devices/compiler.hpp"
+#include "tests/devices/test_support.hpp"
+
+using namespace eat;
+using namespace eat::devices;
+using namespace eat::devices::test;
+
+namespace {
+
+const std::vector<std::string> flags{"-O1", "-std=c++17"};
+
+compiler make_compiler(const scratch_dir& dir, double timeout_s = 60) {
+  auto c = compiler::make("g++", (dir.path() / "cache").string(), timeout_s);
+  REQUIRE(c);
+  return std::move(*c);
+}
+
+} // namespace
+
+TEST_CASE("the compiler knows its identity") {
+  auto dir = make_temp_dir();
+  auto c = make_compiler(dir);
+  CHECK(c.identity().find("g++") != std::string::npos);
+  CHECK(c.identity().find('\n') == std::string::npos);
+}
+
+TEST_CASE("a source compiles once and a second compile is a cache hit with "
+          "the same log") {
+  auto dir = make_temp_dir();
+  auto c = make_compiler(dir);
+  auto source = std::string{"int eat_unused_warning() { int x; return 0; }\n"};
+  auto warn = std::vector<std::string>{"-O1", "-Wall"};
+  auto first = c.compile(source, warn, "candidate.cpp");
+  REQUIRE(first);
+  REQUIRE(first->ok);
+  CHECK_FALSE(first->cached);
+  CHECK(std::filesystem::exists(first->so_path));
+  CHECK(first->log.find("unused variable") != std::string::npos);
+  auto second = c.compile(source, warn, "candidate.cpp");
+  REQUIRE(second);
+  CHECK(second->ok);
+  CHECK(second->cached);
+  CHECK(second->so_path == first->so_path);
+  CHECK(second->log == first->log);
+}
+
+TEST_CASE("the cache key depends on source, flags and compiler") {
+  auto dir = make_temp_dir();
+  auto c = make_compiler(dir);
+  auto key = c.cache_key("int x;", flags);
+  CHECK(key.size() == 64);
+  CHECK(c.cache_key("int x;", flags) == key);
+  CHECK(c.cache_key("int y;", flags) != key);
+  CHECK(c.cache_key("int x;", {"-O2", "-std=c++17"}) != key);
+}
+
+TEST_CASE("a rejected source gives the compiler's output and no object") {
+  auto dir = make_temp_dir();
+  auto c = make_compiler(dir);
+  auto result = c.compile("int f() { return nope; }\n", flags, "candidate.cpp");
+  REQUIRE(result);
+  CHECK_FALSE(result->ok);
+  CHECK(result->failure == "exited with status 1");
+  CHECK(result->log.find("candidate.cpp:1") != std::string::npos);
+  CHECK(result->log.find("nope") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(result->so_path));
+}
+
+TEST_CASE("a compile past its deadline is killed and reported") {
+  auto dir = make_temp_dir();
+  auto c = make_compiler(dir, 0.001);
+  auto result = c.compile("int x;\n", flags, "candidate.cpp");
+  REQUIRE(result);
+  CHECK_FALSE(result->ok);
+  CHECK(result->failure == "timed out after 0.001 s");
+}
+
+TEST_CASE("no build directories are left behind") {
+  auto dir = make_temp_dir();
+  auto c = make_compiler(dir);
+  REQUIRE(c.compile("int x;\n", flags, "candidate.cpp"));
+  REQUIRE(c.compile("int y = ;\n", flags, "candidate.cpp"));
+  for (const auto& entry :
+    std::filesystem::directory_iterator{dir.path() / "cache"})
+    CHECK(
+      entry.path().filename().string().rfind("build.", 0) == std::string::npos);
+}
+
+TEST_CASE("a compiler that does not run is unavailable") {
+  auto dir = make_temp_dir();
+  auto c = compiler::make("eat-no-such-compiler", dir.path().string(), 5);
+  CHECK_FALSE(c);
+}

@@ -1,0 +1,177 @@
+// Specification of the CPU device on well-behaved input: a correct kernel
+// passes with a full record, and what the device refuses to start with.
+
+#include <catch2/catch.hpp>
+
+#include "actors/protocol/error.hpp"
+#include "devices/cpu_device.hpp"
+#include "devices/sha256.hpp"
+#include "tests/devices/test_support.hpp"
+
+using namespace eat;
+using namespace eat::devices;
+using namespace eat::devices::test;
+
+TEST_CASE("a correct tiled kernel passes with samples and an interval "
+          "around its speedup") {
+  auto dir = make_temp_dir();
+  auto dev = make_device(fast_options(dir));
+  auto task = sgemm_task();
+  auto c = make_candidate("c1", tiled_source("ikj", 16, 32, 8));
+  auto result = dev->evaluate(task, c, 42);
+  INFO(result.detail);
+  REQUIRE(result.status == eval_status::passed);
+  CHECK(result.detail.empty());
+  REQUIRE(result.workloads.size() == task.workloads.size());
+  for (size_t i = 0; i < task.workloads.size(); ++i) {
+    const auto& w = result.workloads[i];
+    CHECK(w.workload == task.workloads[i].name);
+    CHECK(w.status == eval_status::passed);
+    CHECK(w.samples >= 3);
+    CHECK(w.baseline_median_ns > 0);
+    CHECK(w.candidate_median_ns > 0);
+    CHECK(w.candidate_min_ns <= w.candidate_p20_ns);
+    CHECK(w.candidate_p20_ns <= w.candidate_median_ns);
+    CHECK(w.candidate_median_ns <= w.candidate_p80_ns);
+    CHECK(w.max_abs_error < 1e-3);
+    CHECK(w.speedup > 0);
+    CHECK(w.speedup_low <= w.speedup);
+    CHECK(w.speedup <= w.speedup_high);
+  }
+  CHECK(result.geomean_speedup > 0);
+}
+
+TEST_CASE("a result records source hash, device, compiler, seed and times") {
+  auto dir = make_temp_dir();
+  auto dev = make_device(fast_options(dir));
+  auto c = make_candidate("c7", tiled_source("kij", 8, 8, 8));
+  auto result = dev->evaluate(sgemm_task(), c, 1234);
+  INFO(result.detail);
+  CHECK(result.candidate == "c7");
+  CHECK(result.seed == 1234);
+  CHECK(result.source_hash == sha256_hex(c.source));
+  CHECK(result.source_hash.size() == 64);
+  CHECK(result.device == dev->description());
+  CHECK(result.device.find("cpu0: ") == 0);
+  CHECK(result.device.find(", core ") != std::string::npos);
+  CHECK(result.compiler.find("-O3 -march=native -std=c++17 -shared -fPIC")
+        != std::string::npos);
+  CHECK(result.compile_s > 0);
+  CHECK(result.run_s > 0);
+}
+
+TEST_CASE("the same candidate on the same seed compiles once") {
+  auto dir = make_temp_dir();
+  auto dev = make_device(fast_options(dir));
+  auto c = make_candidate("c1", tiled_source("ijk", 4, 4, 4));
+  auto first = dev->evaluate(sgemm_task(), c, 5);
+  auto second = dev->evaluate(sgemm_task(), c, 5);
+  REQUIRE(first.status == eval_status::passed);
+  REQUIRE(second.status == eval_status::passed);
+  CHECK(first.compile_s > 0);
+  CHECK(second.compile_s == 0);
+  CHECK(first.build_log == second.build_log);
+}
+
+TEST_CASE("an unknown task kind is rejected before anything compiles") {
+  auto dir = make_temp_dir();
+  auto dev = make_device(fast_options(dir));
+  auto task = sgemm_task();
+  task.kind = "conv2d";
+  auto result = dev->evaluate(task, make_candidate("c1", "int x;"), 1);
+  CHECK(result.status == eval_status::rejected);
+  CHECK(result.detail.find("unknown task kind 'conv2d'") != std::string::npos);
+  CHECK(result.compile_s == 0);
+}
+
+TEST_CASE("a workload without the kind's axes is rejected") {
+  auto dir = make_temp_dir();
+  auto dev = make_device(fast_options(dir));
+  auto task = sgemm_task();
+  task.workloads[0].axes.erase("k");
+  auto result = dev->evaluate(task, make_candidate("c1", "int x;"), 1);
+  CHECK(result.status == eval_status::rejected);
+  CHECK(result.detail.find("missing axis 'k'") != std::string::npos);
+}
+
+TEST_CASE("an unsupported dtype is rejected") {
+  auto dir = make_temp_dir();
+  auto dev = make_device(fast_options(dir));
+  auto task = sgemm_task();
+  task.dtype = "bfloat16";
+  auto result = dev->evaluate(task, make_candidate("c1", "int x;"), 1);
+  CHECK(result.status == eval_status::rejected);
+  CHECK(result.detail.find("bfloat16") != std::string::npos);
+}
+
+TEST_CASE("a task whose baseline is wrong is rejected, not blamed on the "
+          "candidate") {
+  auto dir = make_temp_dir();
+  auto dev = make_device(fast_options(dir));
+  auto task = sgemm_task();
+  task.baseline_source = naive_kernel("", "c[0] += 1.0f;");
+  auto c = make_candidate("c1", tiled_source("ikj", 8, 8, 8));
+  auto result = dev->evaluate(task, c, 1);
+  CHECK(result.status == eval_status::rejected);
+  CHECK(result.detail.find("baseline disagrees with its reference")
+        != std::string::npos);
+}
+
+TEST_CASE("a task whose reference does not compile is rejected with the "
+          "compiler's output") {
+  auto dir = make_temp_dir();
+  auto dev = make_device(fast_options(dir));
+  auto task = sgemm_task();
+  task.reference_source = "this is not C++";
+  auto c = make_candidate("c1", tiled_source("ikj", 8, 8, 8));
+  auto result = dev->evaluate(task, c, 1);
+  CHECK(result.status == eval_status::rejected);
+  CHECK(result.detail.find("the task's reference does not compile")
+        != std::string::npos);
+  CHECK(result.build_log.find("reference.cpp:1") != std::string::npos);
+}
+
+TEST_CASE("making a CPU device fails without a runner, a compiler or a "
+          "usable core") {
+  auto dir = make_temp_dir();
+  auto opts = fast_options(dir);
+  SECTION("no runner path") {
+    opts.runner_path.clear();
+    auto dev = make_cpu_device("cpu0", opts);
+    REQUIRE(!dev);
+    CHECK(code_of(dev.error()) == error::device_unavailable);
+  }
+  SECTION("a runner path that is not executable") {
+    opts.runner_path = (dir.path() / "no-such-runner").string();
+    auto dev = make_cpu_device("cpu0", opts);
+    REQUIRE(!dev);
+    CHECK(code_of(dev.error()) == error::device_unavailable);
+  }
+  SECTION("a compiler that does not exist") {
+    opts.compiler = "eat-no-such-compiler";
+    auto dev = make_cpu_device("cpu0", opts);
+    REQUIRE(!dev);
+    CHECK(code_of(dev.error()) == error::device_unavailable);
+  }
+  SECTION("a work_dir that cannot be created") {
+    opts.work_dir = "/proc/eat-cannot-create-this";
+    auto dev = make_cpu_device("cpu0", opts);
+    REQUIRE(!dev);
+    CHECK(code_of(dev.error()) == error::io_failure);
+  }
+  SECTION("a core this process may not use") {
+    opts.core = 100000;
+    auto dev = make_cpu_device("cpu0", opts);
+    REQUIRE(!dev);
+    CHECK(code_of(dev.error()) == error::invalid_config);
+  }
+}
+
+TEST_CASE("core -1 resolves to the last core this process may use") {
+  auto core = resolve_core(-1);
+  REQUIRE(core);
+  CHECK(*core >= 0);
+  auto same = resolve_core(*core);
+  REQUIRE(same);
+  CHECK(*same == *core);
+}

@@ -1,0 +1,70 @@
+// Child processes: argv without a shell, captured output, exit statuses,
+// deadlines that kill the whole process group.
+
+#include <csignal>
+
+#include <catch2/catch.hpp>
+
+#include "devices/subprocess.hpp"
+#include "tests/devices/test_support.hpp"
+
+using namespace eat::devices;
+
+TEST_CASE("run_captured collects stdout and stderr and the exit status") {
+  auto run
+    = run_captured({"sh", "-c", "echo out; echo err >&2; exit 3"}, "", 30);
+  REQUIRE(run);
+  CHECK_FALSE(run->timed_out);
+  CHECK(run->status.exited);
+  CHECK(run->status.code == 3);
+  CHECK(run->output.find("out\n") != std::string::npos);
+  CHECK(run->output.find("err\n") != std::string::npos);
+}
+
+TEST_CASE("arguments are passed as they are, without a shell") {
+  auto run = run_captured({"printf", "%s|", "a b", "$HOME", "*"}, "", 30);
+  REQUIRE(run);
+  CHECK(run->output == "a b|$HOME|*|");
+}
+
+TEST_CASE("run_captured runs in the given directory") {
+  auto dir = eat::devices::test::make_temp_dir();
+  auto run = run_captured({"pwd", "-P"}, dir.path().string(), 30);
+  REQUIRE(run);
+  auto real = std::filesystem::canonical(dir.path()).string();
+  CHECK(run->output == real + "\n");
+}
+
+TEST_CASE("a child past its deadline is killed with its whole group") {
+  // The shell starts a grandchild that holds the output pipe open; only a
+  // group kill lets run_captured return.
+  auto run = run_captured({"sh", "-c", "sleep 60 & wait"}, "", 0.2);
+  REQUIRE(run);
+  CHECK(run->timed_out);
+  CHECK_FALSE(run->status.exited);
+  CHECK(run->status.signal == SIGKILL);
+  CHECK(run->seconds < 30);
+}
+
+TEST_CASE("output beyond the limit is counted, not kept") {
+  auto run = run_captured({"sh", "-c", "printf 0123456789"}, "", 30, 4);
+  REQUIRE(run);
+  CHECK(run->output == "0123");
+  CHECK(run->dropped == 6);
+}
+
+TEST_CASE("a program that does not exist cannot be started") {
+  auto run = run_captured({"eat-no-such-program"}, "", 30);
+  CHECK_FALSE(run);
+}
+
+TEST_CASE("signals are named") {
+  CHECK(signal_name(SIGSEGV) == "SIGSEGV");
+  CHECK(signal_name(SIGKILL) == "SIGKILL");
+  exit_status x;
+  x.signal = SIGBUS;
+  CHECK(to_string(x) == "killed by SIGBUS");
+  x.exited = true;
+  x.code = 2;
+  CHECK(to_string(x) == "exited with status 2");
+}

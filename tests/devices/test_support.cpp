@@ -1,0 +1,122 @@
+#include "tests/devices/test_support.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <stdexcept>
+
+#include <catch2/catch.hpp>
+
+#include "actors/protocol/error.hpp"
+#include "devices/cpu_device.hpp"
+
+namespace eat::devices::test {
+
+std::string read_source(const std::string& relative) {
+  return read_text(std::filesystem::path{EAT_SOURCE_DIR} / relative);
+}
+
+std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in{path, std::ios::binary};
+  if (!in)
+    throw std::runtime_error("cannot read " + path.string());
+  return std::string{std::istreambuf_iterator<char>{in}, {}};
+}
+
+workload gemm_workload(int64_t m, int64_t n, int64_t k) {
+  workload w;
+  w.name = "m" + std::to_string(m) + "_n" + std::to_string(n) + "_k"
+           + std::to_string(k);
+  w.axes = {{"m", m}, {"n", n}, {"k", k}};
+  return w;
+}
+
+task_spec sgemm_task(std::vector<workload> workloads) {
+  task_spec task;
+  task.name = "sgemm";
+  task.kind = "gemm";
+  task.dtype = "float32";
+  task.atol = 1e-4;
+  task.rtol = 1e-4;
+  task.workloads = workloads.empty()
+                     ? std::vector<workload>{gemm_workload(37, 23, 29),
+                       gemm_workload(48, 48, 48)}
+                     : std::move(workloads);
+  task.reference_source = read_source("kernels/sgemm/reference.cpp");
+  task.baseline_source = read_source("kernels/sgemm/baseline.cpp");
+  return task;
+}
+
+std::string tiled_source(
+  const std::string& order, int tile_m, int tile_n, int tile_k) {
+  auto text = read_source("kernels/sgemm/tiled.cpp.in");
+  auto replace = [&](const std::string& key, const std::string& value) {
+    auto placeholder = "{{" + key + "}}";
+    for (auto pos = text.find(placeholder); pos != std::string::npos;
+         pos = text.find(placeholder, pos + value.size()))
+      text.replace(pos, placeholder.size(), value);
+  };
+  replace("loop_order", order);
+  replace("tile_m", std::to_string(tile_m));
+  replace("tile_n", std::to_string(tile_n));
+  replace("tile_k", std::to_string(tile_k));
+  return text;
+}
+
+candidate make_candidate(std::string id, std::string source) {
+  candidate c;
+  c.id = std::move(id);
+  c.team = "t1";
+  c.agent = "a1";
+  c.task = "sgemm";
+  c.family = "custom";
+  c.source = std::move(source);
+  return c;
+}
+
+scratch_dir make_temp_dir() {
+  auto dir = scratch_dir::make(
+    std::filesystem::temp_directory_path(), "eat-devices-test.");
+  REQUIRE(dir);
+  return std::move(*dir);
+}
+
+cpu_options fast_options(const scratch_dir& work_dir) {
+  cpu_options opts;
+  opts.runner_path = EAT_RUNNER_PATH;
+  opts.work_dir = work_dir.path().string();
+  opts.eval_timeout_s = 60;
+  opts.timing.warmup = 1;
+  opts.timing.min_samples = 3;
+  opts.timing.min_time_s = 0.01;
+  opts.timing.max_time_s = 0.2;
+  opts.timing.check_seeds = 2;
+  return opts;
+}
+
+std::unique_ptr<device> make_device(const cpu_options& opts) {
+  auto dev = make_cpu_device("cpu0", opts);
+  if (!dev)
+    FAIL("cannot make the CPU device: " << render(dev.error()));
+  return std::move(*dev);
+}
+
+std::string naive_kernel(const std::string& prologue,
+  const std::string& epilogue, const std::string& includes) {
+  return "#include <cstdint>\n" + includes + R"(
+extern "C" void eat_gemm(const float* a, const float* b, float* c, int64_t m,
+                         int64_t n, int64_t k) {
+)" + prologue
+         + R"(
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      float sum = 0.0f;
+      for (int64_t p = 0; p < k; ++p)
+        sum += a[i * k + p] * b[p * n + j];
+      c[i * n + j] = sum;
+    }
+)" + epilogue
+         + "\n}\n";
+}
+
+} // namespace eat::devices::test

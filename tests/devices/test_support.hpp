@@ -1,0 +1,57 @@
+// Helpers shared by the devices tests: the sgemm task from kernels/sgemm/,
+// the tiled template rendered with chosen parameters, fast device options and
+// a temporary work directory under the system temp dir.
+
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "actors/protocol/candidate.hpp"
+#include "actors/protocol/task.hpp"
+#include "devices/device.hpp"
+#include "devices/options.hpp"
+#include "devices/scratch_dir.hpp"
+
+namespace eat::devices::test {
+
+/// Returns the text of the file at `path`; throws if it cannot be read.
+std::string read_text(const std::filesystem::path& path);
+
+/// Returns the text of `relative` (a path in the repository).
+std::string read_source(const std::string& relative);
+
+/// Returns the workload "m<m>_n<n>_k<k>".
+workload gemm_workload(int64_t m, int64_t n, int64_t k);
+
+/// The sgemm task with kernels/sgemm's reference and baseline, tolerances
+/// 1e-4, and the given (small) workloads; by default one odd-sized and one
+/// square workload.
+task_spec sgemm_task(std::vector<workload> workloads = {});
+
+/// kernels/sgemm/tiled.cpp.in with its placeholders replaced.
+std::string tiled_source(
+  const std::string& order, int tile_m, int tile_n, int tile_k);
+
+/// A candidate for the sgemm task.
+candidate make_candidate(std::string id, std::string source);
+
+/// A fresh temporary directory under the system temp dir.
+scratch_dir make_temp_dir();
+
+/// Options for quick tests: the built eat-runner, 3 samples, 10 ms.
+cpu_options fast_options(const scratch_dir& work_dir);
+
+/// A CPU device on `opts`; fails the test if it cannot be made.
+std::unique_ptr<device> make_device(const cpu_options& opts);
+
+/// A kernel that is correct: the naive loop with the given body inserted
+/// before the loop ("prologue") and after it ("epilogue"), with `a`, `b`,
+/// `c`, `m`, `n`, `k` in scope.
+std::string naive_kernel(const std::string& prologue,
+  const std::string& epilogue = "", const std::string& includes = "");
+
+} // namespace eat::devices::test

@@ -1,0 +1,301 @@
+#include "runtime/config.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+#include "actors/protocol/error.hpp"
+#include "runtime/task_file.hpp"
+#include "runtime/toml_check.hpp"
+
+namespace fs = std::filesystem;
+
+namespace eat {
+
+namespace {
+
+using toml_check::max_integer;
+using toml_check::number_rule;
+using toml_check::problems;
+using toml_check::string_rule;
+using toml_check::table_reader;
+
+/// Config files larger than this are refused (they are a few KiB).
+constexpr size_t max_config_bytes = 1 << 20;
+
+/// Largest size in MiB for map_size_mib and address_space_mib (16 TiB).
+constexpr uint64_t max_mib = uint64_t{1} << 24;
+
+constexpr number_rule positive{"a number > 0", [](double x) {
+                                 return x > 0;
+                               }};
+constexpr number_rule non_negative{"a number >= 0", [](double x) {
+                                     return x >= 0;
+                                   }};
+constexpr number_rule open_unit{"a number in (0, 1)", [](double x) {
+                                  return x > 0 && x < 1;
+                                }};
+
+constexpr string_rule non_empty{"a non-empty string", [](std::string_view x) {
+                                  return !x.empty();
+                                }};
+constexpr string_rule run_name{
+  "a string of 1 to 64 characters from [A-Za-z0-9_-]", [](std::string_view x) {
+    return !x.empty() && x.size() <= 64
+           && std::all_of(x.begin(), x.end(), [](char c) {
+                return std::isalnum(static_cast<unsigned char>(c)) || c == '_'
+                       || c == '-';
+              });
+  }};
+constexpr string_rule task_name{
+  "a task name (up to 64 letters, digits, '_', '-' and '.', not starting "
+  "with '.')",
+  [](std::string_view x) {
+    return valid_task_name(x);
+  }};
+constexpr string_rule strategy_name{
+  "one of \"local\", \"explore\", \"random\"", [](std::string_view x) {
+    return x == "local" || x == "explore" || x == "random";
+  }};
+
+// -- layout ------------------------------------------------------------------
+
+const std::vector<std::string> known_sections
+  = {"run", "supervisor", "agents.builtin", "devices.cpu", "timing", "store"};
+
+std::string known_sections_text() {
+  std::vector<std::string> names;
+  for (const auto& x : known_sections)
+    names.push_back("[" + x + "]");
+  return "known sections: " + toml_check::join(names, ", ");
+}
+
+/// Reports keys and tables outside the known sections.
+void check_layout(
+  const toml::table& table, const std::string& prefix, problems& out) {
+  for (auto&& [key, node] : table) {
+    auto path = prefix.empty() ? std::string{key.str()}
+                               : prefix + "." + std::string{key.str()};
+    auto is_section
+      = std::find(known_sections.begin(), known_sections.end(), path)
+        != known_sections.end();
+    auto is_parent = std::any_of(
+      known_sections.begin(), known_sections.end(), [&](const std::string& x) {
+        return x.rfind(path + ".", 0) == 0;
+      });
+    if (is_section || is_parent) {
+      if (!node.is_table())
+        out.add(key.source(), path + ": expected a table (a section), got "
+                                + toml_check::describe(node));
+      else if (is_parent)
+        check_layout(*node.as_table(), path, out);
+    } else if (node.is_table()) {
+      out.add(node.source(),
+        "unknown section [" + path + "] (" + known_sections_text() + ")");
+    } else {
+      out.add(key.source(), "unknown key '" + path + "' outside any section ("
+                              + known_sections_text() + ")");
+    }
+  }
+}
+
+/// A reader for one known section, checking its keys.
+table_reader section(const toml::table& root, const std::string& name,
+  std::vector<std::string_view> keys, problems& out) {
+  return {root.at_path(name).as_table(), name, "[" + name + "]",
+    std::move(keys), out};
+}
+
+// -- [run] -------------------------------------------------------------------
+
+/// Resolves a relative path against the config file's directory.
+fs::path resolve(const fs::path& base, const fs::path& p) {
+  return (p.is_absolute() ? p : base / p).lexically_normal();
+}
+
+/// Reports a missing tasks directory or task file.
+void check_task_exists(
+  table_reader& s, const fs::path& tasks_dir, const std::string& task) {
+  std::error_code ec;
+  if (!fs::is_directory(tasks_dir, ec)) {
+    s.fail(s.has("tasks_dir") ? "tasks_dir" : "task",
+      "tasks directory '" + tasks_dir.string()
+        + "' does not exist or is not a directory");
+    return;
+  }
+  auto file = tasks_dir / task / "task.toml";
+  if (fs::is_regular_file(file, ec))
+    return;
+  auto what = "no task '" + task + "' in tasks directory '" + tasks_dir.string()
+              + "' (expected '" + file.string() + "')";
+  if (auto names = list_tasks(tasks_dir); names && !names->empty())
+    what += "; tasks there: " + toml_check::join(*names, ", ");
+  s.fail("task", std::move(what));
+}
+
+run_section read_run(table_reader s, const fs::path& base,
+                     config_checks checks) {
+  run_section r;
+  r.name = s.string("name", run_name).value_or(r.name);
+  auto root = s.string("root", non_empty);
+  r.root = resolve(base, root.value_or(r.root.string()));
+  auto tasks_dir = s.string("tasks_dir", non_empty);
+  r.tasks_dir = resolve(base, tasks_dir.value_or(r.tasks_dir.string()));
+  r.seed = s.integer("seed", 0, max_integer).value_or(r.seed);
+  r.max_evaluations
+    = s.integer("max_evaluations", 1, 1000000).value_or(r.max_evaluations);
+  r.max_wall_s = s.number("max_wall_s", positive).value_or(r.max_wall_s);
+  if (!s.require("task"))
+    return r;
+  if (auto task = s.string("task", task_name)) {
+    r.task = *task;
+    if (checks == config_checks::all && (tasks_dir || !s.has("tasks_dir")))
+      check_task_exists(s, r.tasks_dir, r.task);
+  }
+  return r;
+}
+
+// -- the other sections
+// --------------------------------------------------------
+
+supervisor_section read_supervisor(table_reader s) {
+  supervisor_section r;
+  r.teams = s.integer("teams", 1, 64).value_or(r.teams);
+  r.agents_per_team
+    = s.integer("agents_per_team", 1, 64).value_or(r.agents_per_team);
+  return r;
+}
+
+builtin_agent_section read_builtin(table_reader s) {
+  builtin_agent_section r;
+  r.strategy = s.string("strategy", strategy_name).value_or(r.strategy);
+  r.tokens_per_proposal = s.integer("tokens_per_proposal", 0, max_integer)
+                            .value_or(r.tokens_per_proposal);
+  r.explore_rounds
+    = s.integer("explore_rounds", 0, 1000).value_or(r.explore_rounds);
+  return r;
+}
+
+store_section read_store(table_reader s) {
+  store_section r;
+  r.map_size_mib
+    = s.integer("map_size_mib", 1, max_mib).value_or(r.map_size_mib);
+  return r;
+}
+
+devices::timing_options read_timing(table_reader s) {
+  devices::timing_options r;
+  r.warmup = s.integer("warmup", 0, 100000).value_or(r.warmup);
+  r.min_samples = s.integer("min_samples", 1, 1000000).value_or(r.min_samples);
+  r.min_time_s = s.number("min_time_s", non_negative).value_or(r.min_time_s);
+  r.max_time_s = s.number("max_time_s", positive).value_or(r.max_time_s);
+  r.max_rel_se = s.number("max_rel_se", open_unit).value_or(r.max_rel_se);
+  r.check_seeds = s.integer("check_seeds", 1, 1000).value_or(r.check_seeds);
+  if (r.max_time_s < r.min_time_s) {
+    auto key = s.has("max_time_s") ? "max_time_s" : "min_time_s";
+    s.fail(key, "timing.max_time_s (" + toml_check::format_number(r.max_time_s)
+                  + ") must be >= timing.min_time_s ("
+                  + toml_check::format_number(r.min_time_s) + ")");
+  }
+  return r;
+}
+
+/// What [devices.cpu] sets.
+struct cpu_settings {
+  devices::cpu_options options;
+  uint32_t slots = 1;
+  std::vector<int> cores;
+};
+
+std::vector<int> read_cores(table_reader& s, uint32_t slots) {
+  auto cores = s.integers("cores", 0, 65535);
+  if (!cores || cores->empty())
+    return {};
+  std::set<uint64_t> seen;
+  for (auto core : *cores)
+    if (!seen.insert(core).second) {
+      s.fail("cores", "core " + std::to_string(core) + " is listed twice");
+      return {};
+    }
+  if (cores->size() != slots) {
+    s.fail("cores", "expected one core per slot (" + std::to_string(slots)
+                      + " slots), got " + std::to_string(cores->size())
+                      + " cores");
+    return {};
+  }
+  return {cores->begin(), cores->end()};
+}
+
+cpu_settings read_cpu(table_reader s) {
+  cpu_settings r;
+  auto& o = r.options;
+  r.slots = s.integer("slots", 1, 256).value_or(r.slots);
+  r.cores = read_cores(s, r.slots);
+  o.compiler = s.string("compiler", non_empty).value_or(o.compiler);
+  o.flags = s.strings("flags", non_empty).value_or(o.flags);
+  o.compile_timeout_s
+    = s.number("compile_timeout_s", positive).value_or(o.compile_timeout_s);
+  o.eval_timeout_s
+    = s.number("eval_timeout_s", positive).value_or(o.eval_timeout_s);
+  o.address_space_mib
+    = s.integer("address_space_mib", 64, max_mib).value_or(o.address_space_mib);
+  return r;
+}
+
+/// Reads every section of `root`, recording problems in `out`.
+config read_sections(const toml::table& root, const fs::path& file,
+                     config_checks checks, problems& out) {
+  check_layout(root, "", out);
+  std::error_code ec;
+  auto base = fs::absolute(file, ec).parent_path();
+  config cfg;
+  cfg.run = read_run(section(root, "run",
+                       {"name", "root", "task", "tasks_dir", "seed",
+                         "max_evaluations", "max_wall_s"},
+                       out),
+    base, checks);
+  cfg.supervisor = read_supervisor(
+    section(root, "supervisor", {"teams", "agents_per_team"}, out));
+  cfg.builtin = read_builtin(section(root, "agents.builtin",
+    {"strategy", "tokens_per_proposal", "explore_rounds"}, out));
+  cfg.store = read_store(section(root, "store", {"map_size_mib"}, out));
+  auto cpu = read_cpu(section(root, "devices.cpu",
+    {"slots", "cores", "compiler", "flags", "compile_timeout_s",
+      "eval_timeout_s", "address_space_mib"},
+    out));
+  cfg.cpu_slots = cpu.slots;
+  cfg.cpu_cores = std::move(cpu.cores);
+  cfg.cpu = std::move(cpu.options);
+  cfg.timing = read_timing(section(root, "timing",
+    {"warmup", "min_samples", "min_time_s", "max_time_s", "max_rel_se",
+      "check_seeds"},
+    out));
+  cfg.cpu.timing = cfg.timing;
+  return cfg;
+}
+
+} // namespace
+
+caf::expected<config> parse_config(
+  std::string_view text, const fs::path& file, config_checks checks) {
+  auto root = toml_check::parse(text, file, error::invalid_config);
+  if (!root)
+    return root.error();
+  problems out{file.string()};
+  auto cfg = read_sections(*root, file, checks, out);
+  if (!out.empty())
+    return out.to_error(error::invalid_config);
+  cfg.file = file;
+  cfg.text = std::string{text};
+  return cfg;
+}
+
+caf::expected<config> load_config(const fs::path& file) {
+  auto contents = toml_check::read_file(file, max_config_bytes);
+  if (!contents.ok)
+    return make_error(error::invalid_config,
+      "cannot read config file '" + file.string() + "': " + contents.why);
+  return parse_config(contents.text, file);
+}
+
+} // namespace eat

@@ -1,0 +1,368 @@
+// Specification of configuration files (runtime/config.hpp, docs/config.md).
+
+#include "runtime/config.hpp"
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "actors/protocol/error.hpp"
+
+namespace fs = std::filesystem;
+
+using namespace std::string_literals;
+
+namespace {
+
+const fs::path source_dir{EAT_SOURCE_DIR};
+const fs::path fixtures = source_dir / "tests/runtime/fixtures";
+const fs::path configs = fixtures / "configs";
+const fs::path tasks = fixtures / "tasks";
+
+/// The name under which test texts are parsed: a file next to the fixture
+/// configurations, so that tasks_dir "../tasks" holds the tiny_gemm task.
+const fs::path test_file = configs / "test.toml";
+
+/// A valid [run] section of three lines.
+const std::string run_ok
+  = "[run]\ntask = \"tiny_gemm\"\ntasks_dir = \"../tasks\"\n";
+
+std::string read(const fs::path& file) {
+  std::ifstream in{file};
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+/// The rendered error of `text`, which must be rejected as invalid_config.
+std::string failure(const std::string& text) {
+  auto cfg = eat::parse_config(text, test_file);
+  REQUIRE_FALSE(cfg);
+  CHECK(eat::code_of(cfg.error()) == eat::error::invalid_config);
+  return eat::render(cfg.error());
+}
+
+/// The rendered error of a single problem at line:column of test_file.
+std::string message(int line, int column, const std::string& what) {
+  return "invalid_config: " + test_file.string() + ":" + std::to_string(line)
+         + ":" + std::to_string(column) + ": " + what;
+}
+
+} // namespace
+
+TEST_CASE("a configuration with only run.task gets every default") {
+  auto file = configs / "minimal.toml";
+  auto cfg = eat::load_config(file);
+  REQUIRE(cfg);
+  CHECK(cfg->file == file);
+  CHECK(cfg->text == read(file));
+  CHECK(cfg->run.name == "run");
+  CHECK(cfg->run.task == "tiny_gemm");
+  CHECK(cfg->run.root == configs / "runs");
+  CHECK(cfg->run.seed == 1);
+  CHECK(cfg->run.max_evaluations == 32);
+  CHECK(cfg->run.max_wall_s == 3600);
+  CHECK(cfg->supervisor.teams == 1);
+  CHECK(cfg->supervisor.agents_per_team == 1);
+  CHECK(cfg->builtin.strategy == "local");
+  CHECK(cfg->builtin.tokens_per_proposal == 1000);
+  CHECK(cfg->builtin.explore_rounds == 6);
+  CHECK(cfg->store.map_size_mib == 65536);
+  CHECK(cfg->cpu_slots == 1);
+  CHECK(cfg->cpu_cores.empty());
+  eat::devices::cpu_options cpu;
+  CHECK(cfg->cpu.compiler == cpu.compiler);
+  CHECK(cfg->cpu.flags == cpu.flags);
+  CHECK(cfg->cpu.compile_timeout_s == cpu.compile_timeout_s);
+  CHECK(cfg->cpu.eval_timeout_s == cpu.eval_timeout_s);
+  CHECK(cfg->cpu.address_space_mib == cpu.address_space_mib);
+  CHECK(cfg->cpu.core == -1);
+  CHECK(cfg->cpu.runner_path.empty());
+  eat::devices::timing_options timing;
+  CHECK(cfg->timing.warmup == timing.warmup);
+  CHECK(cfg->timing.min_samples == timing.min_samples);
+  CHECK(cfg->timing.min_time_s == timing.min_time_s);
+  CHECK(cfg->timing.max_time_s == timing.max_time_s);
+  CHECK(cfg->timing.max_rel_se == timing.max_rel_se);
+  CHECK(cfg->timing.check_seeds == timing.check_seeds);
+}
+
+TEST_CASE("every key of a full configuration is read") {
+  auto cfg = eat::load_config(configs / "full.toml");
+  REQUIRE(cfg);
+  CHECK(cfg->run.name == "full-run_1");
+  CHECK(cfg->run.task == "tiny_gemm");
+  CHECK(cfg->run.seed == 7);
+  CHECK(cfg->run.max_evaluations == 100);
+  CHECK(cfg->run.max_wall_s == 90.5);
+  CHECK(cfg->supervisor.teams == 3);
+  CHECK(cfg->supervisor.agents_per_team == 2);
+  CHECK(cfg->builtin.strategy == "explore");
+  CHECK(cfg->builtin.tokens_per_proposal == 0);
+  CHECK(cfg->builtin.explore_rounds == 9);
+  CHECK(cfg->cpu_slots == 2);
+  CHECK(cfg->cpu_cores == std::vector<int>{1, 0});
+  CHECK(cfg->cpu.compiler == "clang++");
+  CHECK(cfg->cpu.flags == std::vector<std::string>{"-O2", "-std=c++20"});
+  CHECK(cfg->cpu.compile_timeout_s == 30);
+  CHECK(cfg->cpu.eval_timeout_s == 12.5);
+  CHECK(cfg->cpu.address_space_mib == 2048);
+  CHECK(cfg->timing.warmup == 3);
+  CHECK(cfg->timing.min_samples == 20);
+  CHECK(cfg->timing.min_time_s == 0);
+  CHECK(cfg->timing.max_time_s == 2);
+  CHECK(cfg->timing.max_rel_se == 0.05);
+  CHECK(cfg->timing.check_seeds == 7);
+  CHECK(cfg->cpu.timing.max_rel_se == 0.05);
+  CHECK(cfg->store.map_size_mib == 128);
+}
+
+TEST_CASE("relative paths are resolved against the configuration's folder") {
+  auto cfg = eat::load_config(configs / "full.toml");
+  REQUIRE(cfg);
+  CHECK(cfg->run.root == configs / "out" / "runs");
+  CHECK(cfg->run.tasks_dir == tasks);
+  SECTION("and absolute paths are kept") {
+    auto text = run_ok + "root = \"/var/tmp/eat-runs\"\n";
+    auto abs = eat::parse_config(text, test_file);
+    REQUIRE(abs);
+    CHECK(abs->run.root == fs::path{"/var/tmp/eat-runs"});
+  }
+}
+
+TEST_CASE("an unknown key names its position and the known keys") {
+  CHECK(failure("[run]\ntask = \"tiny_gemm\"\nsed = 3\ntasks_dir = "
+                "\"../tasks\"\n")
+        == message(3, 1,
+          "unknown key 'run.sed' (known keys in [run]: name, root, "
+          "task, tasks_dir, seed, max_evaluations, max_wall_s)"));
+  CHECK_THAT(failure(run_ok + "[timing]\nwarm_up = 3\n"),
+    Catch::Contains(":5:1: unknown key 'timing.warm_up' (known keys "
+                    "in [timing]: warmup, min_samples"));
+  CHECK_THAT(failure("seed = 3\n" + run_ok),
+    Catch::Contains(":1:1: unknown key 'seed' outside any section"));
+}
+
+TEST_CASE("an unknown section names the known sections") {
+  auto known = "(known sections: [run], [supervisor], [agents.builtin], "
+               "[devices.cpu], [timing], [store])"s;
+  CHECK(failure(run_ok + "[agent]\nstrategy = \"local\"\n")
+        == message(4, 1, "unknown section [agent] " + known));
+  CHECK(failure(run_ok + "[agents.http]\nurl = \"x\"\n")
+        == message(4, 1, "unknown section [agents.http] " + known));
+  CHECK(failure(run_ok + "[devices]\ncuda = 1\n")
+        == message(
+          5, 1, "unknown key 'devices.cuda' outside any section " + known));
+  CHECK_THAT(failure("run = 5\n"),
+    Catch::StartsWith(
+      message(1, 1, "run: expected a table (a section), got 5")));
+}
+
+TEST_CASE("a value of the wrong type names the key, the expectation and "
+          "what was found") {
+  auto text = run_ok + "name = \"x\"\nroot = \"r\"\nmax_wall_s = 5\n"
+              + "seed = \"abc\"\n";
+  CHECK(failure(text)
+        == message(7, 1,
+          "run.seed: expected a non-negative integer, got "
+          "string \"abc\""));
+  CHECK_THAT(failure(run_ok + "max_evaluations = 2.5\n"),
+    Catch::Contains("run.max_evaluations: expected an integer in [1, "
+                    "1000000], got float 2.5"));
+  CHECK_THAT(failure(run_ok + "max_wall_s = true\n"),
+    Catch::Contains("run.max_wall_s: expected a number > 0, got "
+                    "boolean true"));
+  CHECK_THAT(failure(run_ok + "[devices.cpu]\nflags = \"-O3\"\n"),
+    Catch::Contains(":5:1: devices.cpu.flags: expected an array of "
+                    "a non-empty string, got string \"-O3\""));
+  CHECK_THAT(failure(run_ok + "[devices.cpu]\nflags = [\"-O3\", 2]\n"),
+    Catch::Contains(":5:17: devices.cpu.flags[1]: expected a "
+                    "non-empty string, got 2"));
+  CHECK_THAT(failure(run_ok + "[devices.cpu]\ncompiler = [\"g++\"]\n"),
+    Catch::Contains("devices.cpu.compiler: expected a non-empty "
+                    "string, got an array"));
+}
+
+TEST_CASE("integers are accepted where seconds are expected") {
+  auto cfg = eat::parse_config(run_ok + "max_wall_s = 60\n", test_file);
+  REQUIRE(cfg);
+  CHECK(cfg->run.max_wall_s == 60.0);
+}
+
+namespace {
+
+struct bad_value {
+  std::string section;
+  std::string key;
+  std::string value;
+  std::string expectation;
+};
+
+} // namespace
+
+TEST_CASE("values out of range are rejected with the range") {
+  auto x = GENERATE(values<bad_value>({
+    {"run", "name", "\"\"",
+      "a string of 1 to 64 characters from [A-Za-z0-9_-]"},
+    {"run", "name", "\"a b\"", "a string of 1 to 64 characters"},
+    {"run", "name", '"' + std::string(65, 'x') + '"', "a string of 1 to 64"},
+    {"run", "root", "\"\"", "a non-empty string"},
+    {"run", "seed", "-1", "a non-negative integer, got -1"},
+    {"run", "max_evaluations", "0", "an integer in [1, 1000000], got 0"},
+    {"run", "max_evaluations", "1000001", "an integer in [1, 1000000]"},
+    {"run", "max_wall_s", "0", "a number > 0, got 0"},
+    {"run", "max_wall_s", "inf", "a number > 0, got float inf"},
+    {"run", "max_wall_s", "nan", "a number > 0, got float nan"},
+    {"supervisor", "teams", "0", "an integer in [1, 64], got 0"},
+    {"supervisor", "teams", "65", "an integer in [1, 64], got 65"},
+    {"supervisor", "agents_per_team", "65", "an integer in [1, 64]"},
+    {"agents.builtin", "strategy", "\"greedy\"",
+      "one of \"local\", \"explore\", \"random\", got string \"greedy\""},
+    {"agents.builtin", "tokens_per_proposal", "-5", "a non-negative integer"},
+    {"agents.builtin", "explore_rounds", "1001", "an integer in [0, 1000]"},
+    {"devices.cpu", "slots", "0", "an integer in [1, 256], got 0"},
+    {"devices.cpu", "slots", "257", "an integer in [1, 256]"},
+    {"devices.cpu", "compiler", "\"\"", "a non-empty string, got string \"\""},
+    {"devices.cpu", "compile_timeout_s", "0", "a number > 0"},
+    {"devices.cpu", "eval_timeout_s", "-1.5", "a number > 0, got float -1.5"},
+    {"devices.cpu", "address_space_mib", "63", "an integer in [64, 16777216]"},
+    {"timing", "warmup", "100001", "an integer in [0, 100000]"},
+    {"timing", "min_samples", "0", "an integer in [1, 1000000]"},
+    {"timing", "min_time_s", "-0.1", "a number >= 0, got float -0.1"},
+    {"timing", "max_time_s", "0", "a number > 0, got 0"},
+    {"timing", "max_rel_se", "0", "a number in (0, 1), got 0"},
+    {"timing", "max_rel_se", "1", "a number in (0, 1), got 1"},
+    {"timing", "check_seeds", "0", "an integer in [1, 1000], got 0"},
+    {"timing", "check_seeds", "1001", "an integer in [1, 1000]"},
+    {"store", "map_size_mib", "0", "an integer in [1, 16777216], got 0"},
+  }));
+  INFO(x.section << "." << x.key << " = " << x.value);
+  auto header = x.section == "run" ? "" : "[" + x.section + "]\n";
+  auto line = x.section == "run" ? 4 : 5;
+  auto text = run_ok + header + x.key + " = " + x.value + "\n";
+  CHECK_THAT(
+    failure(text), Catch::StartsWith(message(line, 1,
+                     x.section + "." + x.key + ": expected " + x.expectation)));
+}
+
+TEST_CASE("timing.max_time_s may not be below timing.min_time_s") {
+  CHECK(failure(run_ok + "[timing]\nmin_time_s = 4\nmax_time_s = 3\n")
+        == message(6, 1,
+          "timing.max_time_s: timing.max_time_s (3) must be "
+          ">= timing.min_time_s (4)"));
+  CHECK_THAT(failure(run_ok + "[timing]\nmin_time_s = 11\n"),
+    Catch::Contains(":5:1: timing.min_time_s: timing.max_time_s (10) "
+                    "must be >= timing.min_time_s (11)"));
+}
+
+TEST_CASE("devices.cpu.cores lists one distinct core per slot") {
+  CHECK(failure(run_ok + "[devices.cpu]\nslots = 2\ncores = [3]\n")
+        == message(6, 1,
+          "devices.cpu.cores: expected one core per slot (2 "
+          "slots), got 1 cores"));
+  CHECK(failure(run_ok + "[devices.cpu]\nslots = 2\ncores = [3, 3]\n")
+        == message(6, 1, "devices.cpu.cores: core 3 is listed twice"));
+  CHECK(failure(run_ok + "[devices.cpu]\ncores = [-1]\n")
+        == message(5, 10,
+          "devices.cpu.cores[0]: expected an integer in [0, "
+          "65535], got -1"));
+  auto cfg
+    = eat::parse_config(run_ok + "[devices.cpu]\ncores = []\n", test_file);
+  REQUIRE(cfg);
+  CHECK(cfg->cpu_cores.empty());
+}
+
+TEST_CASE("run.task is required") {
+  CHECK(failure("[run]\nseed = 3\n")
+        == message(1, 1, "run.task: required key is missing"));
+  CHECK(failure("[supervisor]\nteams = 2\n")
+        == "invalid_config: " + test_file.string()
+             + ": run.task: required key is missing");
+  CHECK_THAT(failure("[run]\ntask = \"../tiny_gemm\"\n"),
+    Catch::Contains(":2:1: run.task: expected a task name"));
+}
+
+TEST_CASE("a task missing from the tasks directory names the expected file") {
+  auto dir = tasks.lexically_normal();
+  CHECK(failure("[run]\ntask = \"foo\"\ntasks_dir = \"../tasks\"\n")
+        == message(2, 1,
+          "run.task: no task 'foo' in tasks directory '" + dir.string()
+            + "' (expected '" + (dir / "foo" / "task.toml").string()
+            + "'); tasks there: tiny_gemm"));
+  auto missing = (configs / "no-such-dir").lexically_normal();
+  CHECK(failure("[run]\ntask = \"foo\"\ntasks_dir = \"no-such-dir\"\n")
+        == message(3, 1,
+          "run.tasks_dir: tasks directory '" + missing.string()
+            + "' does not exist or is not a directory"));
+}
+
+TEST_CASE("text_only checks skip the task's existence, not the text") {
+  // eat resume re-reads a run's configuration from its log; the run's task
+  // is in the log too, so the tasks directory need not exist any more.
+  auto text = "[run]\ntask = \"foo\"\ntasks_dir = \"no-such-dir\"\n"s;
+  auto cfg = eat::parse_config(text, test_file, eat::config_checks::text_only);
+  REQUIRE(cfg);
+  CHECK(cfg->run.task == "foo");
+  auto bad = eat::parse_config(text + "seed = -1\n", test_file,
+                               eat::config_checks::text_only);
+  CHECK_FALSE(bad);
+}
+
+TEST_CASE("a missing or unreadable configuration file gives the reason") {
+  auto absent = configs / "absent.toml";
+  auto cfg = eat::load_config(absent);
+  REQUIRE_FALSE(cfg);
+  CHECK(eat::code_of(cfg.error()) == eat::error::invalid_config);
+  CHECK(eat::render(cfg.error())
+        == "invalid_config: cannot read config file '" + absent.string()
+             + "': No such file or directory");
+  auto dir = eat::load_config(configs);
+  REQUIRE_FALSE(dir);
+  CHECK(eat::render(dir.error())
+        == "invalid_config: cannot read config file '" + configs.string()
+             + "': Is a directory");
+}
+
+TEST_CASE("a TOML syntax error gives toml++'s description and position") {
+  CHECK(failure(run_ok + "[timing\nwarmup = 1\n")
+        == message(4, 8,
+          "TOML syntax error: Error while parsing table "
+          "header: expected ']', saw '\\n'"));
+  CHECK_THAT(failure(run_ok + "seed = 3\nseed = 4\n"),
+    Catch::Contains(":5:8: TOML syntax error: ") && Catch::Contains("'seed'"));
+}
+
+TEST_CASE("every problem of a file is reported at once, in file order") {
+  auto text = "[timing]\nwarmup = -1\n[run]\nseed = \"x\"\n[agent]\n"s;
+  auto file = test_file.string();
+  CHECK(failure(text)
+        == "invalid_config: " + file
+             + ":2:1: timing.warmup: expected an integer in [0, 100000], got "
+               "-1\n"
+             + file + ":3:1: run.task: required key is missing\n" + file
+             + ":4:1: run.seed: expected a non-negative integer, got string "
+               "\"x\"\n"
+             + file
+             + ":5:1: unknown section [agent] (known sections: [run], "
+               "[supervisor], [agents.builtin], [devices.cpu], [timing], "
+               "[store])");
+}
+
+TEST_CASE("the quickstart configuration loads with its documented values") {
+  auto cfg = eat::load_config(source_dir / "configs" / "quickstart.toml");
+  REQUIRE(cfg);
+  CHECK(cfg->run.name == "quickstart");
+  CHECK(cfg->run.task == "sgemm");
+  CHECK(cfg->run.tasks_dir == (source_dir / "kernels").lexically_normal());
+  CHECK(cfg->run.root == (source_dir / "runs").lexically_normal());
+  CHECK(cfg->run.seed == 42);
+  CHECK(cfg->run.max_evaluations == 24);
+  CHECK(cfg->supervisor.teams == 1);
+  CHECK(cfg->supervisor.agents_per_team == 1);
+  CHECK(cfg->builtin.strategy == "local");
+  CHECK(cfg->timing.min_time_s == 0.2);
+  CHECK(cfg->timing.max_time_s == 3);
+  CHECK(cfg->timing.warmup == eat::devices::timing_options{}.warmup);
+}

@@ -1,0 +1,472 @@
+// Specification of task files and template rendering (runtime/task_file.hpp,
+// docs/tasks.md).
+
+#include "runtime/task_file.hpp"
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "actors/protocol/error.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path source_dir{EAT_SOURCE_DIR};
+const fs::path fixtures = source_dir / "tests/runtime/fixtures";
+const fs::path fixture_task = fixtures / "tasks" / "tiny_gemm";
+
+std::string read(const fs::path& file) {
+  std::ifstream in{file};
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+void write(const fs::path& file, const std::string& text) {
+  fs::create_directories(file.parent_path());
+  std::ofstream out{file, std::ios::trunc};
+  out << text;
+  REQUIRE(out.good());
+}
+
+/// `text` with its one occurrence of `from` replaced by `to`.
+std::string replace(
+  std::string text, const std::string& from, const std::string& to) {
+  auto i = text.find(from);
+  REQUIRE(i != std::string::npos);
+  REQUIRE(text.find(from, i + 1) == std::string::npos);
+  return text.replace(i, from.size(), to);
+}
+
+/// A fresh directory under the system's temporary directory, removed with
+/// everything in it at the end of its scope.
+class temp_dir {
+public:
+  temp_dir() {
+    auto pattern
+      = (fs::temp_directory_path() / "eat-task-test-XXXXXX").string();
+    REQUIRE(mkdtemp(pattern.data()) != nullptr);
+    path_ = pattern;
+  }
+
+  ~temp_dir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+
+  temp_dir(const temp_dir&) = delete;
+  temp_dir& operator=(const temp_dir&) = delete;
+
+  const fs::path& path() const {
+    return path_;
+  }
+
+private:
+  fs::path path_;
+};
+
+/// A temporary tasks directory holding a copy of the tiny_gemm fixture.
+class scratch_tasks {
+public:
+  scratch_tasks() {
+    fs::create_directories(dir());
+    fs::copy(fixture_task, folder(), fs::copy_options::recursive);
+  }
+
+  fs::path dir() const {
+    return root_.path() / "tasks";
+  }
+
+  fs::path folder() const {
+    return dir() / "tiny_gemm";
+  }
+
+  fs::path task_file() const {
+    return folder() / "task.toml";
+  }
+
+  /// The fixture's task.toml text.
+  static std::string original() {
+    return read(fixture_task / "task.toml");
+  }
+
+  /// Loads tiny_gemm after replacing its task.toml with `text`; it must
+  /// fail with invalid_task. Returns the rendered error.
+  std::string failure(const std::string& text) {
+    write(task_file(), text);
+    auto task = eat::load_task(dir(), "tiny_gemm");
+    REQUIRE_FALSE(task);
+    CHECK(eat::code_of(task.error()) == eat::error::invalid_task);
+    return eat::render(task.error());
+  }
+
+  /// The rendered error of one problem at line:column of the task file.
+  std::string message(int line, int column, const std::string& what) const {
+    return "invalid_task: " + task_file().string() + ":" + std::to_string(line)
+           + ":" + std::to_string(column) + ": " + what;
+  }
+
+private:
+  temp_dir root_;
+};
+
+} // namespace
+
+TEST_CASE("a task loads with its sources, workloads and templates") {
+  auto task = eat::load_task(fixtures / "tasks", "tiny_gemm");
+  REQUIRE(task);
+  CHECK(task->name == "tiny_gemm");
+  CHECK(task->kind == "gemm");
+  CHECK(task->dtype == "float32");
+  CHECK(task->atol == 1e-4);
+  CHECK(task->rtol == 1e-4);
+  CHECK(task->reference_source == read(fixture_task / "reference.cpp"));
+  CHECK(task->baseline_source == read(fixture_task / "baseline.cpp"));
+  REQUIRE(task->workloads.size() == 2);
+  CHECK(task->workloads[0].name == "m2_n3_k4");
+  CHECK(task->workloads[0].axes
+        == std::map<std::string, int64_t>{{"m", 2}, {"n", 3}, {"k", 4}});
+  CHECK(task->workloads[1].name == "m16_n16_k16");
+  REQUIRE(task->families.size() == 1);
+  const auto& family = task->families[0];
+  CHECK(family.name == "blocked");
+  CHECK(family.source == read(fixture_task / "blocked.cpp.in"));
+  REQUIRE(family.params.size() == 2);
+  CHECK(family.params[0].name == "order");
+  CHECK(family.params[0].values == std::vector<std::string>{"ijk", "ikj"});
+  CHECK(family.params[1].name == "block");
+  CHECK(family.params[1].values == std::vector<std::string>{"4", "8", "16"});
+}
+
+TEST_CASE("tolerances are read when given") {
+  scratch_tasks s;
+  auto text = scratch_tasks::original() + "\n";
+  write(s.task_file(), replace(text, "dtype = \"float32\"\n",
+                         "dtype = \"float32\"\natol = 0\nrtol = 2e-3\n"));
+  auto task = eat::load_task(s.dir(), "tiny_gemm");
+  REQUIRE(task);
+  CHECK(task->atol == 0);
+  CHECK(task->rtol == 2e-3);
+}
+
+TEST_CASE("list_tasks names the folders that hold a task.toml, sorted") {
+  scratch_tasks s;
+  write(s.dir() / "b_task" / "task.toml", "name = \"b_task\"\n");
+  write(s.dir() / "a_task" / "task.toml", "");
+  write(s.dir() / "not_a_task" / "notes.txt", "no task file here\n");
+  write(s.dir() / "stray.toml", "");
+  auto names = eat::list_tasks(s.dir());
+  REQUIRE(names);
+  CHECK(*names == std::vector<std::string>{"a_task", "b_task", "tiny_gemm"});
+  auto missing = eat::list_tasks(s.dir() / "absent");
+  REQUIRE_FALSE(missing);
+  CHECK(eat::code_of(missing.error()) == eat::error::invalid_task);
+  CHECK_THAT(eat::render(missing.error()),
+    Catch::StartsWith("invalid_task: cannot list tasks directory '"
+                      + (s.dir() / "absent").string() + "': "));
+}
+
+TEST_CASE("a missing task folder or task file is reported with its path") {
+  scratch_tasks s;
+  auto absent = eat::load_task(s.dir(), "absent");
+  REQUIRE_FALSE(absent);
+  CHECK(eat::render(absent.error())
+        == "invalid_task: no task 'absent' in tasks directory '"
+             + s.dir().string() + "' (expected '"
+             + (s.dir() / "absent" / "task.toml").string() + "')");
+  fs::remove(s.task_file());
+  auto no_file = eat::load_task(s.dir(), "tiny_gemm");
+  REQUIRE_FALSE(no_file);
+  CHECK(eat::render(no_file.error())
+        == "invalid_task: cannot read task file '" + s.task_file().string()
+             + "': No such file or directory");
+  auto bad_name = eat::load_task(s.dir(), "../tasks");
+  REQUIRE_FALSE(bad_name);
+  CHECK_THAT(eat::render(bad_name.error()),
+    Catch::StartsWith("invalid_task: invalid task name \"../tasks\""));
+}
+
+TEST_CASE("a task file with a TOML syntax error gives the position") {
+  scratch_tasks s;
+  CHECK(s.failure("name = \"tiny_gemm\"\nkind = gemm\n")
+        == s.message(2, 8,
+          "TOML syntax error: Error while parsing value: "
+          "could not determine value type"));
+}
+
+TEST_CASE("unknown keys in a task file are reported") {
+  scratch_tasks s;
+  auto text = scratch_tasks::original();
+  CHECK_THAT(s.failure(replace(text, "kind = ", "flavour = 1\nkind = ")),
+    Catch::Contains(":4:1: unknown key 'flavour' (known keys: name, "
+                    "description, kind, dtype, atol, rtol, reference, "
+                    "baseline, workloads, templates)"));
+  CHECK_THAT(s.failure(replace(text, "name = \"m2_n3_k4\"\n",
+               "name = \"m2_n3_k4\"\nweight = 2\n")),
+    Catch::Contains(":11:1: unknown key 'workloads[0].weight' (known "
+                    "keys in workloads[0]: name, axes)"));
+  CHECK_THAT(s.failure(replace(text, "source = \"blocked.cpp.in\"\n",
+               "source = \"blocked.cpp.in\"\nlang = 1\n")),
+    Catch::Contains(":20:1: unknown key 'templates[0].lang'"));
+  CHECK_THAT(s.failure(replace(text, "values = [\"ijk\", \"ikj\"]\n",
+               "values = [\"ijk\", \"ikj\"]\nstep = 1\n")),
+    Catch::Contains(":24:1: unknown key 'templates[0].params[0].step' "
+                    "(known keys in templates[0].params[0]: name, "
+                    "values)"));
+}
+
+TEST_CASE("the task name must equal its folder name") {
+  scratch_tasks s;
+  auto text = replace(
+    scratch_tasks::original(), "name = \"tiny_gemm\"", "name = \"small_gemm\"");
+  CHECK(s.failure(text)
+        == s.message(2, 1,
+          "name: expected \"tiny_gemm\" (the folder name), "
+          "got string \"small_gemm\""));
+  auto missing
+    = replace(scratch_tasks::original(), "name = \"tiny_gemm\"\n", "");
+  CHECK(s.failure(missing)
+        == "invalid_task: " + s.task_file().string()
+             + ": name: required key is missing");
+}
+
+TEST_CASE("kind must be gemm and dtype float32") {
+  scratch_tasks s;
+  auto text = scratch_tasks::original();
+  CHECK(s.failure(replace(text, "kind = \"gemm\"", "kind = \"conv\""))
+        == s.message(4, 1,
+          "kind: expected \"gemm\" (the only kind so far), "
+          "got string \"conv\""));
+  CHECK(s.failure(replace(text, "dtype = \"float32\"", "dtype = \"bf16\""))
+        == s.message(5, 1,
+          "dtype: expected \"float32\" (the only dtype so "
+          "far), got string \"bf16\""));
+  CHECK_THAT(s.failure(replace(text, "kind = \"gemm\"\n", "")),
+    Catch::Contains(": kind: required key is missing"));
+}
+
+TEST_CASE("tolerances must be non-negative numbers") {
+  scratch_tasks s;
+  auto text = scratch_tasks::original();
+  CHECK(s.failure(replace(
+          text, "dtype = \"float32\"\n", "dtype = \"float32\"\natol = -1e-5\n"))
+        == s.message(6, 1, "atol: expected a number >= 0, got float -1e-05"));
+  CHECK(s.failure(replace(text, "dtype = \"float32\"\n",
+          "dtype = \"float32\"\nrtol = \"tight\"\n"))
+        == s.message(6, 1,
+          "rtol: expected a number >= 0, got string "
+          "\"tight\""));
+}
+
+TEST_CASE("a task needs at least one workload, each named once") {
+  scratch_tasks s;
+  auto text = scratch_tasks::original();
+  auto none = text.substr(0, text.find("[[workloads]]"))
+              + text.substr(text.find("[[templates]]"));
+  CHECK(s.failure(none)
+        == "invalid_task: " + s.task_file().string()
+             + ": workloads: expected at least one [[workloads]] table, got "
+               "none");
+  CHECK_THAT(s.failure("workloads = []\n" + none),
+    Catch::Contains(":1:1: workloads: expected at least one "
+                    "[[workloads]] table, got none"));
+  CHECK(
+    s.failure(replace(text, "name = \"m16_n16_k16\"", "name = \"m2_n3_k4\""))
+    == s.message(14, 8,
+      "workloads[1].name: duplicate workload name "
+      "\"m2_n3_k4\""));
+}
+
+TEST_CASE("gemm workloads need exactly the axes m, n and k in [1, 65536]") {
+  scratch_tasks s;
+  auto text = scratch_tasks::original();
+  auto axes = "axes = { m = 2, n = 3, k = 4 }";
+  CHECK(s.failure(replace(text, axes, "axes = { m = 2, n = 3 }"))
+        == s.message(11, 8, "workloads[0].axes.k: required key is missing"));
+  CHECK(s.failure(replace(text, axes, "axes = { m = 2, n = 3, k = 4, z = 1 }"))
+        == s.message(11, 31,
+          "unknown key 'workloads[0].axes.z' (known keys "
+          "in workloads[0].axes: m, n, k)"));
+  CHECK(s.failure(replace(text, axes, "axes = { m = 0, n = 3, k = 4 }"))
+        == s.message(11, 10,
+          "workloads[0].axes.m: expected an integer in "
+          "[1, 65536], got 0"));
+  CHECK(s.failure(replace(text, axes, "axes = { m = 2, n = 65537, k = 4 }"))
+        == s.message(11, 17,
+          "workloads[0].axes.n: expected an integer in "
+          "[1, 65536], got 65537"));
+  CHECK(s.failure(replace(text, axes, "axes = { m = 2, n = 3, k = \"4\" }"))
+        == s.message(11, 24,
+          "workloads[0].axes.k: expected an integer in "
+          "[1, 65536], got string \"4\""));
+  CHECK(s.failure(replace(text, axes, "axes = [2, 3, 4]"))
+        == s.message(11, 1,
+          "workloads[0].axes: expected a table, got an "
+          "array"));
+}
+
+TEST_CASE("source files must exist inside the task folder") {
+  scratch_tasks s;
+  auto text = scratch_tasks::original();
+  CHECK(s.failure(replace(text, "baseline = \"baseline.cpp\"",
+          "baseline = \"../x/baseline.cpp\""))
+        == s.message(7, 1,
+          "baseline: expected a relative path inside the task "
+          "folder, got string \"../x/baseline.cpp\""));
+  auto reference = s.folder() / "reference.cpp";
+  fs::remove(reference);
+  CHECK(s.failure(text)
+        == s.message(6, 1,
+          "reference: cannot read '" + reference.string()
+            + "': No such file or directory"));
+  write(reference, "");
+  CHECK(s.failure(text)
+        == s.message(6, 1, "reference: '" + reference.string() + "' is empty"));
+  write(reference, "// reference\n");
+  fs::remove(s.folder() / "blocked.cpp.in");
+  CHECK(s.failure(text)
+        == s.message(19, 1,
+          "templates[0].source: cannot read '"
+            + (s.folder() / "blocked.cpp.in").string()
+            + "': No such file or directory"));
+}
+
+TEST_CASE("templates need parameters, each with distinct values") {
+  scratch_tasks s;
+  auto text = scratch_tasks::original();
+  auto no_params = text.substr(0, text.find("[[templates.params]]"));
+  CHECK(s.failure(no_params)
+        == s.message(17, 1, "templates[0].params: required key is missing"));
+  CHECK(s.failure(no_params + "params = []\n")
+        == s.message(21, 1,
+          "templates[0].params: expected at least one "
+          "[[templates.params]] table, got none"));
+  CHECK(s.failure(replace(text, "values = [4, 8, \"16\"]", "values = []"))
+        == s.message(27, 1,
+          "templates[0].params[1].values: expected at "
+          "least one value, got none"));
+  CHECK(s.failure(
+          replace(text, "values = [4, 8, \"16\"]", "values = [4, 8, \"8\"]"))
+        == s.message(27, 17,
+          "templates[0].params[1].values[2]: duplicate "
+          "value \"8\""));
+  CHECK(s.failure(replace(text, "values = [4, 8, \"16\"]", "values = [4, 8.5]"))
+        == s.message(27, 14,
+          "templates[0].params[1].values[1]: expected an "
+          "integer or a string, got float 8.5"));
+  CHECK(s.failure(replace(text, "name = \"block\"", "name = \"order\""))
+        == s.message(26, 1,
+          "templates[0].params[1].name: duplicate "
+          "parameter name \"order\""));
+}
+
+TEST_CASE("placeholders and parameters of a template match one to one") {
+  scratch_tasks s;
+  auto text = scratch_tasks::original();
+  auto source = read(fixture_task / "blocked.cpp.in");
+  auto path = (s.folder() / "blocked.cpp.in").string();
+  write(s.folder() / "blocked.cpp.in", source + "// {{unroll}}\n");
+  CHECK(s.failure(text)
+        == s.message(19, 1,
+          "templates[0].source: '" + path
+            + "' line 19: placeholder {{unroll}} is not a "
+              "parameter of template 'blocked' "
+              "(parameters: order, block)"));
+  write(s.folder() / "blocked.cpp.in", replace(source, "{{order}}", "ijk"));
+  CHECK(s.failure(text)
+        == s.message(21, 1,
+          "templates[0].params[0]: parameter 'order' is "
+          "never used in '"
+            + path + "' (no {{order}} placeholder)"));
+}
+
+TEST_CASE("every problem of a task file is reported at once, in file order") {
+  scratch_tasks s;
+  auto text
+    = replace(scratch_tasks::original(), "kind = \"gemm\"", "kind = \"conv\"");
+  text = replace(
+    text, "axes = { m = 2, n = 3, k = 4 }", "axes = { m = 2, n = 3, k = 0 }");
+  CHECK(s.failure(text)
+        == s.message(4, 1,
+             "kind: expected \"gemm\" (the only kind so far), "
+             "got string \"conv\"")
+             + "\n" + s.task_file().string()
+             + ":11:24: workloads[0].axes.k: expected an integer in [1, "
+               "65536], got 0");
+}
+
+TEST_CASE("placeholders are {{identifier}}, found with their lines") {
+  auto found = eat::find_placeholders("a {{x}} b\n{{ y }} {{1,2}} {{{z_1}}}\n"
+                                      "int v[1][1] = {{w}, {u}};");
+  REQUIRE(found.size() == 2);
+  CHECK(found[0].name == "x");
+  CHECK(found[0].line == 1);
+  CHECK(found[0].offset == 2);
+  CHECK(found[1].name == "z_1");
+  CHECK(found[1].line == 2);
+  CHECK(found[1].offset == 27);
+}
+
+namespace {
+
+eat::template_family tiled_family() {
+  return {"tiled", "for {{order}} tile {{tile}} {{tile}}; int a[1][1] = {{0}};",
+    {{"order", {"ijk", "kji"}}, {"tile", {"8", "16"}}}};
+}
+
+std::string render_failure(
+  const eat::template_family& family, const eat::param_map& params) {
+  auto source = eat::render_template(family, params);
+  REQUIRE_FALSE(source);
+  CHECK(eat::code_of(source.error()) == eat::error::invalid_task);
+  return eat::render(source.error());
+}
+
+} // namespace
+
+TEST_CASE("rendering a template replaces every placeholder") {
+  auto source
+    = eat::render_template(tiled_family(), {{"order", "kji"}, {"tile", "16"}});
+  REQUIRE(source);
+  CHECK(*source == "for kji tile 16 16; int a[1][1] = {{0}};");
+}
+
+TEST_CASE("rendering fails on a missing, unknown or out-of-space value") {
+  auto family = tiled_family();
+  CHECK(render_failure(family, {{"order", "ijk"}})
+        == "invalid_task: template 'tiled': parameter 'tile' has no value");
+  CHECK(render_failure(family, {{"order", "ijk"}, {"tile", "8"}, {"u", "2"}})
+        == "invalid_task: template 'tiled': no parameter 'u' (parameters: "
+           "order, tile)");
+  CHECK(render_failure(family, {{"order", "ijk"}, {"tile", "32"}})
+        == "invalid_task: template 'tiled': tile = \"32\" is not one of 8, "
+           "16");
+  family.source += "\n{{unroll}}";
+  CHECK(render_failure(family, {{"order", "ijk"}, {"tile", "8"}})
+        == "invalid_task: template 'tiled': placeholder {{unroll}} on line 2 "
+           "names no parameter");
+}
+
+TEST_CASE("the sgemm task of the repository loads and renders") {
+  // Needs kernels/sgemm/{reference.cpp,baseline.cpp,tiled.cpp.in}.
+  auto task = eat::load_task(source_dir / "kernels", "sgemm");
+  if (!task)
+    FAIL(eat::render(task.error()));
+  CHECK(task->kind == "gemm");
+  REQUIRE(task->workloads.size() == 3);
+  CHECK(task->workloads[2].name == "m200_n136_k72");
+  REQUIRE(task->families.size() == 1);
+  const auto& tiled = task->families[0];
+  REQUIRE(tiled.params.size() == 4);
+  eat::param_map choice;
+  for (const auto& p : tiled.params)
+    choice[p.name] = p.values.front();
+  auto source = eat::render_template(tiled, choice);
+  REQUIRE(source);
+  CHECK(eat::find_placeholders(*source).empty());
+}

@@ -1,0 +1,184 @@
+#include "actors/agent/builtin_tuner.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <set>
+
+#include "actors/protocol/error.hpp"
+
+namespace eat {
+
+namespace {
+
+using rng_t = std::mt19937_64;
+
+std::string key_of(const std::string& family, const param_map& params) {
+  auto key = family;
+  for (const auto& [k, v] : params)
+    key += "|" + k + "=" + v;
+  return key;
+}
+
+size_t index_of(const param_space& p, const std::string& value) {
+  auto i = std::find(p.values.begin(), p.values.end(), value);
+  return static_cast<size_t>(i - p.values.begin());
+}
+
+uint64_t space_size(const task_spec& task) {
+  uint64_t total = 0;
+  for (const auto& f : task.families) {
+    uint64_t n = 1;
+    for (const auto& p : f.params)
+      n *= p.values.size();
+    total += n;
+  }
+  return total;
+}
+
+param_map random_params(const template_family& f, rng_t& rng) {
+  param_map out;
+  for (const auto& p : f.params) {
+    std::uniform_int_distribution<size_t> pick{0, p.values.size() - 1};
+    out[p.name] = p.values[pick(rng)];
+  }
+  return out;
+}
+
+const template_family* family_named(const task_spec& task,
+                                    const std::string& name) {
+  for (const auto& f : task.families)
+    if (f.name == name)
+      return &f;
+  return nullptr;
+}
+
+/// Up to `count` distinct untried configurations, drawn uniformly.
+std::vector<proposal> random_untried(const task_spec& task,
+                                     const std::set<std::string>& tried,
+                                     size_t count, rng_t& rng) {
+  std::vector<proposal> out;
+  std::set<std::string> picked;
+  std::uniform_int_distribution<size_t> pick_family{0,
+                                                    task.families.size() - 1};
+  for (int attempt = 0; attempt < 20000 && out.size() < count; ++attempt) {
+    const auto& f = task.families[pick_family(rng)];
+    auto params = random_params(f, rng);
+    auto key = key_of(f.name, params);
+    if (tried.count(key) == 0 && picked.insert(key).second)
+      out.push_back({f.name, std::move(params), "", "random sample"});
+  }
+  return out;
+}
+
+/// Untried neighbours of `base`: one parameter moved by one or two steps.
+std::vector<proposal> neighbours(const template_family& f,
+                                 const scored_candidate& base,
+                                 const std::set<std::string>& tried) {
+  std::vector<proposal> out;
+  for (const auto& p : f.params) {
+    auto at = static_cast<long>(index_of(p, base.params.at(p.name)));
+    for (long step : {-2L, -1L, 1L, 2L}) {
+      auto to = at + step;
+      if (to < 0 || to >= static_cast<long>(p.values.size()))
+        continue;
+      auto params = base.params;
+      params[p.name] = p.values[static_cast<size_t>(to)];
+      if (tried.count(key_of(f.name, params)) == 0)
+        out.push_back({f.name, std::move(params), base.id,
+                       "neighbour of " + base.id + ": " + p.name + " -> "
+                         + p.values[static_cast<size_t>(to)]});
+    }
+  }
+  return out;
+}
+
+/// The best passed candidate among history and parent (empty id: none).
+scored_candidate best_of(const std::vector<scored_candidate>& history,
+                         const scored_candidate& parent) {
+  scored_candidate best = parent.status == eval_status::passed
+                            ? parent
+                            : scored_candidate{};
+  for (const auto& h : history)
+    if (h.status == eval_status::passed && h.speedup > best.speedup)
+      best = h;
+  return best;
+}
+
+proposal farthest(const task_spec& task, std::vector<proposal> pool,
+                  const std::vector<scored_candidate>& history) {
+  auto score = [&](const proposal& p) {
+    auto nearest = std::numeric_limits<double>::infinity();
+    if (const auto* f = family_named(task, p.family))
+      for (const auto& h : history)
+        nearest = std::min(nearest, param_distance(*f, p.params, h.params)
+                                      + (h.family == p.family ? 0.0 : 1e9));
+    return nearest;
+  };
+  auto best = std::max_element(pool.begin(), pool.end(),
+                               [&](const auto& a, const auto& b) {
+                                 return score(a) < score(b);
+                               });
+  best->reason = "farthest from everything tried";
+  return *best;
+}
+
+} // namespace
+
+double param_distance(const template_family& family, const param_map& a,
+                      const param_map& b) {
+  double d = 0;
+  for (const auto& p : family.params) {
+    auto ia = a.find(p.name);
+    auto ib = b.find(p.name);
+    if (ia == a.end() || ib == b.end())
+      return std::numeric_limits<double>::infinity();
+    auto span = std::max<size_t>(p.values.size() - 1, 1);
+    auto diff = std::abs(static_cast<double>(index_of(p, ia->second))
+                         - static_cast<double>(index_of(p, ib->second)));
+    d += diff / static_cast<double>(span);
+  }
+  return d;
+}
+
+caf::expected<proposal> propose(const task_spec& task,
+                                const std::vector<scored_candidate>& history,
+                                const scored_candidate& parent,
+                                const tuner_options& opts, uint64_t seed) {
+  if (task.families.empty())
+    return make_error(error::agent_failed,
+                      "task '" + task.name + "' has no templates to tune");
+  std::set<std::string> tried;
+  size_t passed = 0;
+  for (const auto& h : history) {
+    tried.insert(key_of(h.family, h.params));
+    passed += h.status == eval_status::passed ? 1 : 0;
+  }
+  if (tried.size() >= space_size(task))
+    return make_error(error::agent_failed,
+                      "every configuration of task '" + task.name
+                        + "' has been tried");
+  rng_t rng{seed};
+  if (opts.strategy == "local" && passed >= opts.explore_rounds) {
+    auto base = best_of(history, parent);
+    if (const auto* f = family_named(task, base.family)) {
+      auto near = neighbours(*f, base, tried);
+      if (!near.empty()) {
+        std::uniform_int_distribution<size_t> pick{0, near.size() - 1};
+        return near[pick(rng)];
+      }
+    }
+  }
+  auto pool = random_untried(task, tried, opts.strategy == "explore" ? 16 : 1,
+                             rng);
+  if (pool.empty())
+    return make_error(error::agent_failed,
+                      "no untried configuration found for task '" + task.name
+                        + "'");
+  if (opts.strategy == "explore" && !history.empty())
+    return farthest(task, std::move(pool), history);
+  return pool.front();
+}
+
+} // namespace eat

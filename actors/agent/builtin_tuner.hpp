@@ -1,0 +1,50 @@
+// The builtin agent's search: an offline autotuner over a task's template
+// families, deterministic for a given seed and history. The builtin agent
+// actor (builtin_agent.hpp) wraps it; docs/agents.md describes the strategies.
+// Pure functions; any thread.
+
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <caf/expected.hpp>
+
+#include "actors/protocol/candidate.hpp"
+#include "actors/protocol/task.hpp"
+
+namespace eat {
+
+/// How the tuner searches.
+struct tuner_options {
+  /// "local": explore, then hill-climb around the best; "explore": prefer
+  /// configurations far from everything tried; "random": uniform sampling.
+  std::string strategy = "local";
+  /// Passed candidates to collect by random sampling before "local" climbs.
+  uint32_t explore_rounds = 6;
+};
+
+/// A configuration to try next, and why.
+struct proposal {
+  std::string family;
+  param_map params;
+  /// Candidate whose neighbourhood this comes from; empty for a fresh sample.
+  std::string parent;
+  std::string reason;
+};
+
+/// Proposes a configuration that is not in `history`. Fails (agent_failed)
+/// when the task has no templates or every configuration has been tried.
+caf::expected<proposal> propose(const task_spec& task,
+                                const std::vector<scored_candidate>& history,
+                                const scored_candidate& parent,
+                                const tuner_options& opts, uint64_t seed);
+
+/// Distance between two configurations of one family: the sum over
+/// parameters of |index difference| / (choices - 1); +infinity across
+/// families.
+double param_distance(const template_family& family, const param_map& a,
+                      const param_map& b);
+
+} // namespace eat

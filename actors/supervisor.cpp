@@ -1,0 +1,218 @@
+#include "actors/supervisor.hpp"
+
+#include <chrono>
+#include <limits>
+
+#include "actors/protocol/wire.hpp"
+#include "actors/team.hpp"
+
+namespace eat {
+
+namespace {
+
+std::string team_id(uint32_t i) {
+  return "t" + std::to_string(i + 1);
+}
+
+/// Splits `total` into `n` shares that differ by at most one.
+uint64_t share(uint64_t total, size_t n, size_t i) {
+  return total / n + (i < total % n ? 1 : 0);
+}
+
+std::string final_reason(const supervisor_state& st) {
+  if (!st.stop_reason.empty())
+    return st.stop_reason;
+  if (st.summary.evaluations >= st.opts.max_evaluations)
+    return "max_evaluations reached ("
+           + std::to_string(st.opts.max_evaluations) + ")";
+  std::string out;
+  for (const auto& r : st.team_reasons)
+    out += (out.empty() ? "" : "; ") + r;
+  return out.empty() ? "all teams finished" : out;
+}
+
+/// Ends every actor this supervisor spawned, then itself.
+void shut_down(supervisor_pointer self) {
+  for (const auto& [id, t] : self->state.teams)
+    self->send_exit(t, caf::exit_reason::user_shutdown);
+  for (const auto& a : self->state.agents)
+    self->send_exit(a, caf::exit_reason::user_shutdown);
+  self->quit();
+}
+
+void finish(supervisor_pointer self) {
+  auto& st = self->state;
+  if (st.finishing)
+    return;
+  st.finishing = true;
+  st.summary.reason = final_reason(st);
+  event e;
+  e.kind = event_kind::run_finished;
+  e.body = wire::encode(st.summary);
+  self->request(st.links.store, caf::infinite, append_atom_v, std::move(e))
+    .then(
+      [=](uint64_t) {
+        self->state.promise.deliver(self->state.summary);
+        shut_down(self);
+      },
+      [=](caf::error& err) {
+        self->state.promise.deliver(err);
+        shut_down(self);
+      });
+}
+
+void team_done(supervisor_pointer self, const std::string& id,
+               const std::string& why) {
+  auto& st = self->state;
+  if (st.active.erase(id) == 0)
+    return;
+  st.team_reasons.push_back(id + ": " + why);
+  if (st.active.empty())
+    finish(self);
+}
+
+void launch(supervisor_pointer self, const std::string& id, size_t index,
+            team_history past) {
+  auto& st = self->state;
+  auto n = std::max<size_t>(st.history.teams.size(), 1);
+  auto done = st.history.evaluations;
+  auto remaining = st.opts.max_evaluations > done
+                     ? st.opts.max_evaluations - done
+                     : 0;
+  team_options opts;
+  opts.id = id;
+  opts.strategy = past.spawned.strategy;
+  opts.task = st.opts.task;
+  opts.run_seed = st.opts.seed;
+  opts.evaluation_budget = share(remaining, n, index);
+  opts.token_budget = st.opts.token_budget == 0
+                        ? std::numeric_limits<uint64_t>::max()
+                        : share(st.opts.token_budget, n, index);
+  team_links links;
+  for (uint32_t a = 0; a < st.opts.agents_per_team; ++a)
+    links.agents.push_back(self->spawn(builtin_agent, st.opts.agent));
+  st.agents.insert(st.agents.end(), links.agents.begin(), links.agents.end());
+  links.device = st.links.devices[index % st.links.devices.size()];
+  links.store = st.links.store;
+  links.supervisor = self;
+  auto t = self->spawn(team, std::move(opts), std::move(links),
+                       std::move(past));
+  self->monitor(t);
+  st.teams[id] = t;
+  self->send(t, start_atom_v);
+  if (!st.stop_reason.empty())
+    self->send(t, stop_atom_v);
+}
+
+void spawn_new_teams(supervisor_pointer self) {
+  auto& st = self->state;
+  for (uint32_t i = 0; i < st.opts.teams; ++i) {
+    team_history h;
+    h.spawned.team = team_id(i);
+    h.spawned.strategy = st.opts.strategy;
+    for (uint32_t a = 0; a < st.opts.agents_per_team; ++a)
+      h.spawned.agents.push_back(h.spawned.team + ".a" + std::to_string(a + 1));
+    h.spawned.reason = "initial team " + std::to_string(i + 1) + " of "
+                       + std::to_string(st.opts.teams)
+                       + ", starting from the task's baseline";
+    st.history.teams[h.spawned.team] = h;
+    st.active.insert(h.spawned.team);
+  }
+  size_t index = 0;
+  for (const auto& [id, h] : st.history.teams) {
+    event e;
+    e.kind = event_kind::team_spawned;
+    e.body = wire::encode(h.spawned);
+    self->request(st.links.store, caf::infinite, append_atom_v, std::move(e))
+      .then([=, id = id, h = h](uint64_t) { launch(self, id, index, h); },
+            [=, id = id](caf::error& err) {
+              team_done(self, id, "cannot log team: " + render(err));
+            });
+    ++index;
+  }
+}
+
+void resume_teams(supervisor_pointer self) {
+  auto& st = self->state;
+  size_t index = 0;
+  for (const auto& [id, h] : st.history.teams)
+    st.active.insert(id);
+  for (const auto& [id, h] : st.history.teams)
+    launch(self, id, index++, h);
+}
+
+void on_progress(supervisor_pointer self, const team_progress& p) {
+  auto& st = self->state;
+  auto& s = st.summary;
+  s.evaluations += 1;
+  s.tokens += p.last_candidate.tokens;
+  const auto& r = p.last_result;
+  if (r.status == eval_status::passed) {
+    s.passed += 1;
+    if (r.geomean_speedup > s.best_speedup) {
+      s.best_speedup = r.geomean_speedup;
+      s.best_candidate = p.last_candidate.id;
+      s.best_team = p.team;
+      s.best_family = p.last_candidate.family;
+      s.best_params = p.last_candidate.params;
+      s.best_source = p.last_candidate.source;
+      s.best_workloads = r.workloads;
+    }
+  }
+  self->send(st.links.listener, progress_atom_v, p);
+}
+
+void on_stop(supervisor_pointer self, const std::string& why) {
+  auto& st = self->state;
+  if (!st.stop_reason.empty() || st.finishing)
+    return;
+  st.stop_reason = why;
+  for (const auto& [id, t] : st.teams)
+    if (st.active.count(id) > 0)
+      self->send(t, stop_atom_v);
+}
+
+} // namespace
+
+supervisor_actor::behavior_type supervisor(supervisor_pointer self,
+                                           supervisor_options opts,
+                                           supervisor_links links,
+                                           run_history history) {
+  auto& st = self->state;
+  st.opts = std::move(opts);
+  st.links = std::move(links);
+  st.summary = summarize(history, "");
+  st.history = std::move(history);
+  self->set_down_handler([=](caf::down_msg& dm) {
+    for (const auto& [id, t] : self->state.teams)
+      if (t.address() == dm.source)
+        team_done(self, id, "team stopped unexpectedly: " + render(dm.reason));
+  });
+  return {
+    [=](run_atom) -> caf::typed_response_promise<run_summary> {
+      auto& st = self->state;
+      st.promise = self->make_response_promise<run_summary>();
+      if (st.history.evaluations >= st.opts.max_evaluations) {
+        finish(self);
+        return st.promise;
+      }
+      if (st.opts.max_wall_s > 0) {
+        auto ms = static_cast<int64_t>(st.opts.max_wall_s * 1000);
+        self->delayed_send(self, std::chrono::milliseconds{ms}, stop_atom_v,
+                           std::string{"max_wall_s reached"});
+      }
+      if (st.history.teams.empty())
+        spawn_new_teams(self);
+      else
+        resume_teams(self);
+      return st.promise;
+    },
+    [=](progress_atom, const team_progress& p) { on_progress(self, p); },
+    [=](done_atom, const std::string& id, const std::string& why) {
+      team_done(self, id, why);
+    },
+    [=](stop_atom, const std::string& why) { on_stop(self, why); },
+  };
+}
+
+} // namespace eat

@@ -1,0 +1,75 @@
+// The supervisor: spawns the run's teams, splits the evaluation and token
+// budgets among them, forwards their progress to the listener, stops them at
+// the wall-clock limit or on request, and ends the run with a summary that it
+// logs as run_finished. On resume it rebuilds the teams from the history.
+//
+//   idle ──run──► spawning (log team_spawned) ──► running ⟲ progress
+//                                                   │ every team done
+//                                                   ▼
+//                                      finished (log run_finished, reply)
+//
+// Plateau diagnosis and restructuring come with the supervisor issue; this
+// supervisor keeps its team structure fixed.
+
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "actors/agent/builtin_agent.hpp"
+#include "actors/protocol/interfaces.hpp"
+#include "actors/run_history.hpp"
+
+namespace eat {
+
+/// What the run is and may spend.
+struct supervisor_options {
+  task_spec task;
+  uint64_t seed = 0;
+  uint64_t max_evaluations = 0;
+  /// Wall-clock limit of this process's part of the run; 0 for none.
+  double max_wall_s = 0;
+  uint32_t teams = 1;
+  uint32_t agents_per_team = 1;
+  std::string strategy = "local";
+  builtin_agent_options agent;
+  /// Tokens for the whole run; 0 for no limit.
+  uint64_t token_budget = 0;
+};
+
+/// The actors a supervisor works with.
+struct supervisor_links {
+  store_actor store;
+  std::vector<device_actor> devices;
+  listener_actor listener;
+};
+
+struct supervisor_state {
+  supervisor_options opts;
+  supervisor_links links;
+  run_history history;
+  run_summary summary;
+  std::map<std::string, team_actor> teams;
+  /// Every agent spawned, so that they can be shut down with the run.
+  std::vector<agent_actor> agents;
+  std::set<std::string> active;
+  std::vector<std::string> team_reasons;
+  std::string stop_reason;
+  bool finishing = false;
+  caf::typed_response_promise<run_summary> promise;
+  static inline const char* name = "eat.supervisor";
+};
+
+using supervisor_pointer = supervisor_actor::stateful_pointer<supervisor_state>;
+
+/// Behaviour of the supervisor; `history` is the run's log so far (it holds
+/// at least the run_started event).
+supervisor_actor::behavior_type supervisor(supervisor_pointer self,
+                                           supervisor_options opts,
+                                           supervisor_links links,
+                                           run_history history);
+
+} // namespace eat

@@ -1,0 +1,188 @@
+#include "actors/team.hpp"
+
+#include <cstdio>
+
+#include "actors/protocol/wire.hpp"
+
+namespace eat {
+
+namespace {
+
+uint64_t mix(uint64_t x) {
+  // splitmix64 finaliser
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+/// FNV-1a: a string hash that is the same in every build, so that seeds
+/// survive a rebuild between a crash and `eat resume`.
+uint64_t stable_hash(const std::string& s) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char ch : s)
+    h = (h ^ ch) * 0x100000001b3ULL;
+  return h;
+}
+
+void next(team_pointer self);
+
+void finish(team_pointer self, const std::string& why) {
+  auto& st = self->state;
+  self->send(st.links.supervisor, done_atom_v, st.opts.id, why);
+  self->quit();
+}
+
+scored_candidate best_scored(const team_history& h) {
+  scored_candidate best;
+  for (const auto& s : h.scored)
+    if (s.status == eval_status::passed && s.speedup > best.speedup)
+      best = s;
+  return best;
+}
+
+void record(team_pointer self, candidate c, eval_result r) {
+  auto& st = self->state;
+  event e;
+  e.kind = event_kind::evaluation_finished;
+  e.body = wire::encode(r);
+  self->request(st.links.store, caf::infinite, append_atom_v, std::move(e))
+    .then(
+      [=](uint64_t) mutable {
+        auto& st = self->state;
+        auto passed = r.status == eval_status::passed;
+        st.history.scored.push_back({c.id, c.family, c.params, r.status,
+                                     passed ? r.geomean_speedup : 0.0});
+        st.finished_here += 1;
+        auto& p = st.progress;
+        p.evaluated += 1;
+        p.passed += passed ? 1 : 0;
+        if (passed && r.geomean_speedup > p.best_speedup) {
+          p.best_speedup = r.geomean_speedup;
+          p.best_candidate = c.id;
+        }
+        p.last_candidate = std::move(c);
+        p.last_result = std::move(r);
+        self->send(st.links.supervisor, progress_atom_v, p);
+        next(self);
+      },
+      [=](caf::error& err) {
+        finish(self, "cannot log a result: " + render(err));
+      });
+}
+
+void evaluate(team_pointer self, candidate c) {
+  auto& st = self->state;
+  auto seed = evaluation_seed(st.opts.run_seed, c.id);
+  self
+    ->request(st.links.device, caf::infinite, evaluate_atom_v, st.opts.task, c,
+              seed)
+    .then([=](eval_result& r) mutable { record(self, std::move(c), std::move(r)); },
+          [=](caf::error& err) {
+            finish(self, "device failed: " + render(err));
+          });
+}
+
+void submit(team_pointer self, candidate c) {
+  auto& st = self->state;
+  st.history.submitted += 1;
+  st.progress.tokens += c.tokens;
+  c.id = candidate_id(st.opts.id, st.history.submitted);
+  event e;
+  e.kind = event_kind::candidate_submitted;
+  e.body = wire::encode(c);
+  self->request(st.links.store, caf::infinite, append_atom_v, std::move(e))
+    .then([=](uint64_t) mutable { evaluate(self, std::move(c)); },
+          [=](caf::error& err) {
+            finish(self, "cannot log a candidate: " + render(err));
+          });
+}
+
+assignment make_assignment(team_state& st, const std::string& agent) {
+  assignment a;
+  a.team = st.opts.id;
+  a.agent = agent;
+  a.role = "tuner";
+  a.strategy = st.opts.strategy;
+  a.task = st.opts.task;
+  a.parent = best_scored(st.history);
+  a.history = st.history.scored;
+  a.token_budget = st.opts.token_budget > st.progress.tokens
+                     ? st.opts.token_budget - st.progress.tokens
+                     : 0;
+  a.seed = mix(st.opts.run_seed ^ mix(stable_hash(st.opts.id))
+               ^ mix(st.history.submitted));
+  return a;
+}
+
+void ask_agent(team_pointer self) {
+  auto& st = self->state;
+  auto index = st.next_agent++ % st.links.agents.size();
+  auto name = st.opts.id + ".a" + std::to_string(index + 1);
+  self
+    ->request(st.links.agents[index], caf::infinite, propose_atom_v,
+              make_assignment(st, name))
+    .then(
+      [=](agent_reply& reply) {
+        if (reply.candidates.empty())
+          return finish(self, "agent " + name + " proposed nothing");
+        // One candidate per assignment for now; more come with team roles.
+        submit(self, std::move(reply.candidates.front()));
+      },
+      [=](caf::error& err) { finish(self, render(err)); });
+}
+
+void next(team_pointer self) {
+  auto& st = self->state;
+  if (st.stopping)
+    return finish(self, "stopped");
+  if (st.finished_here >= st.opts.evaluation_budget)
+    return finish(self, "evaluation budget spent");
+  if (!st.history.unfinished.empty()) {
+    auto c = std::move(st.history.unfinished.front());
+    st.history.unfinished.erase(st.history.unfinished.begin());
+    return evaluate(self, std::move(c));
+  }
+  ask_agent(self);
+}
+
+} // namespace
+
+uint64_t evaluation_seed(uint64_t run_seed, const std::string& id) {
+  return mix(run_seed ^ mix(stable_hash(id)));
+}
+
+std::string candidate_id(const std::string& team, uint64_t n) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "-c%04llu",
+                static_cast<unsigned long long>(n));
+  return team + buf;
+}
+
+team_actor::behavior_type team(team_pointer self, team_options opts,
+                               team_links links, team_history past) {
+  auto& st = self->state;
+  st.opts = std::move(opts);
+  st.links = std::move(links);
+  st.history = std::move(past);
+  st.progress.team = st.opts.id;
+  st.progress.tokens = st.history.tokens;
+  st.progress.evaluated = st.history.scored.size();
+  for (const auto& s : st.history.scored)
+    st.progress.passed += s.status == eval_status::passed ? 1 : 0;
+  auto best = best_scored(st.history);
+  st.progress.best_candidate = best.id;
+  st.progress.best_speedup = best.speedup;
+  return {
+    [=](start_atom) {
+      if (!self->state.started) {
+        self->state.started = true;
+        next(self);
+      }
+    },
+    [=](stop_atom) { self->state.stopping = true; },
+    [=](status_atom) { return self->state.progress; },
+  };
+}
+
+} // namespace eat

@@ -1,0 +1,142 @@
+// Specification of the builtin agent's autotuner and template rendering.
+
+#include <catch2/catch.hpp>
+
+#include <set>
+
+#include "actors/agent/builtin_agent.hpp"
+#include "actors/agent/render.hpp"
+#include "tests/actors/protocol/samples.hpp"
+
+using namespace eat;
+
+namespace {
+
+task_spec grid_task() {
+  task_spec t = sample_task();
+  t.families = {{"tiled",
+                 "a={{a}} b={{b}}",
+                 {{"a", {"1", "2", "3", "4", "5"}}, {"b", {"x", "y", "z"}}}}};
+  return t;
+}
+
+scored_candidate scored(const proposal& p, double speedup, std::string id) {
+  return {std::move(id), p.family, p.params,
+          speedup > 0 ? eval_status::passed : eval_status::incorrect, speedup};
+}
+
+std::string key(const scored_candidate& s) {
+  return s.params.at("a") + s.params.at("b");
+}
+
+} // namespace
+
+TEST_CASE("the tuner is deterministic for a seed and history") {
+  auto task = grid_task();
+  tuner_options opts;
+  auto a = propose(task, {}, {}, opts, 42);
+  auto b = propose(task, {}, {}, opts, 42);
+  REQUIRE(a);
+  REQUIRE(b);
+  CHECK(a->params == b->params);
+}
+
+TEST_CASE("the tuner never proposes a configuration twice, then reports "
+          "the space exhausted") {
+  auto task = grid_task();
+  for (auto strategy : {"local", "explore", "random"}) {
+    tuner_options opts;
+    opts.strategy = strategy;
+    opts.explore_rounds = 2;
+    std::vector<scored_candidate> history;
+    std::set<std::string> seen;
+    for (int i = 0; i < 15; ++i) {
+      auto p = propose(task, history, {}, opts, 1000 + i);
+      REQUIRE(p);
+      history.push_back(scored(*p, 1.0 + i % 4, "c" + std::to_string(i)));
+      CHECK(seen.insert(key(history.back())).second);
+    }
+    auto done = propose(task, history, {}, opts, 7);
+    REQUIRE(!done);
+    CHECK(code_of(done.error()) == error::agent_failed);
+    CHECK_THAT(render(done.error()), Catch::Contains("has been tried"));
+  }
+}
+
+TEST_CASE("after its exploration rounds, local search moves one parameter of "
+          "the best candidate") {
+  auto task = grid_task();
+  tuner_options opts;
+  opts.explore_rounds = 2;
+  std::vector<scored_candidate> history = {
+    {"c1", "tiled", {{"a", "3"}, {"b", "y"}}, eval_status::passed, 4.0},
+    {"c2", "tiled", {{"a", "1"}, {"b", "x"}}, eval_status::passed, 1.5},
+  };
+  for (uint64_t seed = 0; seed < 20; ++seed) {
+    auto p = propose(task, history, {}, opts, seed);
+    REQUIRE(p);
+    CHECK(p->parent == "c1");
+    auto& f = task.families[0];
+    CHECK(param_distance(f, p->params, history[0].params) > 0);
+    auto moved = (p->params.at("a") != "3") + (p->params.at("b") != "y");
+    CHECK(moved == 1);
+  }
+}
+
+TEST_CASE("parameter distance is normalised per parameter") {
+  auto f = grid_task().families[0];
+  CHECK(param_distance(f, {{"a", "1"}, {"b", "x"}}, {{"a", "5"}, {"b", "z"}})
+        == 2.0);
+  CHECK(param_distance(f, {{"a", "1"}, {"b", "x"}}, {{"a", "2"}, {"b", "x"}})
+        == 0.25);
+}
+
+TEST_CASE("a task without templates cannot be tuned") {
+  auto task = grid_task();
+  task.families.clear();
+  CHECK(!propose(task, {}, {}, tuner_options{}, 1));
+}
+
+TEST_CASE("templates render every placeholder with its value") {
+  auto f = grid_task().families[0];
+  auto src = render_template(f, {{"a", "4"}, {"b", "z"}});
+  REQUIRE(src);
+  CHECK(*src == "a=4 b=z");
+  auto found = find_placeholders("x {{a}}\n{{1, 2}} {{ b }} {{b}}");
+  REQUIRE(found.size() == 2);
+  CHECK(found[0].name == "a");
+  CHECK(found[1].name == "b");
+  CHECK(found[1].line == 2);
+  SECTION("a missing parameter fails") {
+    CHECK(!render_template(f, {{"a", "4"}}));
+  }
+  SECTION("a value outside the space fails") {
+    auto r = render_template(f, {{"a", "9"}, {"b", "z"}});
+    REQUIRE(!r);
+    CHECK_THAT(render(r.error()), Catch::Contains("a = \"9\" is not one of 1, 2, 3, 4, 5"));
+  }
+  SECTION("an unknown parameter fails") {
+    CHECK(!render_template(f, {{"a", "4"}, {"b", "z"}, {"c", "1"}}));
+  }
+}
+
+TEST_CASE("the builtin agent charges its token cost and respects the budget") {
+  builtin_agent_options opts;
+  opts.tokens_per_proposal = 300;
+  auto a = sample_assignment();
+  a.task = grid_task();
+  a.history.clear();
+  a.parent = {};
+  a.token_budget = 1000;
+  auto reply = builtin_reply(a, opts);
+  REQUIRE(reply);
+  REQUIRE(reply->candidates.size() == 1);
+  CHECK(reply->tokens == 300);
+  CHECK(reply->candidates[0].tokens == 300);
+  CHECK(reply->candidates[0].team == "t1");
+  CHECK(reply->candidates[0].source.find("{{") == std::string::npos);
+  a.token_budget = 299;
+  auto refused = builtin_reply(a, opts);
+  REQUIRE(!refused);
+  CHECK_THAT(render(refused.error()), Catch::Contains("token budget"));
+}

@@ -1,0 +1,96 @@
+#include "runtime/cli.hpp"
+
+#include "actors/protocol/error.hpp"
+
+namespace eat {
+
+namespace {
+
+constexpr const char* version = "0.1.0";
+
+constexpr const char* main_help = R"(usage: eat <command> [arguments]
+
+Evolving Agent Teams: teams of agents optimise compute kernels, devices
+benchmark every candidate, everything is kept in the run's store.
+
+commands:
+  run CONFIG        start a run from a TOML configuration
+  resume RUN_DIR    continue a stopped or crashed run from its log
+  status RUN_DIR    show a run's progress and best kernel
+  tasks             list the tasks, or show one (tasks show NAME)
+  help [COMMAND]    show this help, or a command's help
+
+Every command takes -h/--help. Exit codes: 0 ok, 1 run failed, 2 usage error,
+3 invalid configuration or task, 4 bad run directory or store, 130
+interrupted (resumable). See docs/cli.md.
+)";
+
+} // namespace
+
+caf::expected<parsed_args> parse_args(const std::vector<std::string>& args,
+  const std::set<std::string>& with_value, const std::set<std::string>& flags) {
+  parsed_args out;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const auto& a = args[i];
+    if (a == "-h" || a == "--help") {
+      out.help = true;
+    } else if (a.rfind("--", 0) == 0) {
+      auto name = a.substr(2);
+      if (with_value.count(name) > 0) {
+        if (i + 1 >= args.size())
+          return make_error(
+            error::invalid_arguments, "option " + a + " needs a value");
+        out.options[name] = args[++i];
+      } else if (flags.count(name) > 0) {
+        out.options[name] = "true";
+      } else {
+        return make_error(error::invalid_arguments, "unknown option " + a);
+      }
+    } else {
+      out.positional.push_back(a);
+    }
+  }
+  return out;
+}
+
+exit_code usage_error(
+  std::ostream& out, const std::string& what, const std::string& command) {
+  out << "eat: " << what << "\n"
+      << "try 'eat " << (command.empty() ? "" : command + " ") << "--help'\n";
+  return exit_code::usage;
+}
+
+exit_code run_cli(const std::vector<std::string>& args, std::ostream& out) {
+  if (args.empty()) {
+    out << main_help;
+    return exit_code::usage;
+  }
+  const auto& cmd = args[0];
+  std::vector<std::string> rest{args.begin() + 1, args.end()};
+  if (cmd == "-h" || cmd == "--help") {
+    out << main_help;
+    return exit_code::ok;
+  }
+  if (cmd == "help") {
+    if (rest.empty()) {
+      out << main_help;
+      return exit_code::ok;
+    }
+    return run_cli({rest[0], "--help"}, out);
+  }
+  if (cmd == "--version" || cmd == "version") {
+    out << "eat " << version << "\n";
+    return exit_code::ok;
+  }
+  if (cmd == "run")
+    return cmd_run(rest, out);
+  if (cmd == "resume")
+    return cmd_resume(rest, out);
+  if (cmd == "status")
+    return cmd_status(rest, out);
+  if (cmd == "tasks")
+    return cmd_tasks(rest, out);
+  return usage_error(out, "unknown command '" + cmd + "'", "");
+}
+
+} // namespace eat

@@ -1,0 +1,80 @@
+// `eat resume RUN_DIR`: continues a run from its log.
+
+#include "actors/protocol/wire.hpp"
+#include "runtime/cli.hpp"
+#include "runtime/report.hpp"
+#include "runtime/run_loader.hpp"
+#include "runtime/session.hpp"
+
+namespace eat {
+
+namespace {
+
+constexpr const char* help = R"(usage: eat resume RUN_DIR
+
+Continues the run in RUN_DIR after a stop, a crash or a kill -9. The run's
+state is rebuilt from its event log: every evaluation that was committed is
+kept and never repeated; candidates that were submitted but not evaluated are
+evaluated first. The run uses the configuration and the task it started with
+(both are in its log). A run whose evaluation budget is spent just prints its
+report.
+)";
+
+} // namespace
+
+exit_code cmd_resume(const std::vector<std::string>& args, std::ostream& out) {
+  auto parsed = parse_args(args, {});
+  if (!parsed)
+    return usage_error(out, render(parsed.error()), "resume");
+  if (parsed->help) {
+    out << help;
+    return exit_code::ok;
+  }
+  if (parsed->positional.size() != 1)
+    return usage_error(out, "resume takes exactly one RUN_DIR", "resume");
+  auto fail = [&](const caf::error& err) {
+    out << "eat: " << render(err) << "\n";
+    return exit_code_for(err);
+  };
+  auto dir = run_dir::open(parsed->positional[0]);
+  if (!dir)
+    return fail(dir.error());
+  auto store = open_run_store(dir->store_dir(), 0, false);
+  if (!store)
+    return fail(store.error());
+  auto history = read_history(**store);
+  if (!history)
+    return fail(history.error());
+  if (!history->started)
+    return fail(make_error(error::invalid_run_dir,
+      "run directory '" + dir->path().string()
+        + "': its log is empty (the run never started)"));
+  auto cfg = parse_config(history->start.config_toml,
+    history->start.config_path, config_checks::text_only);
+  if (!cfg)
+    return fail(cfg.error());
+  if (history->evaluations >= cfg->run.max_evaluations) {
+    out << "run " << dir->id() << " is complete: " << history->evaluations
+        << " of " << cfg->run.max_evaluations << " evaluations done\n"
+        << final_report(summarize(*history, "max_evaluations reached"),
+             dir->best_kernel().string());
+    return exit_code::ok;
+  }
+  run_resumed r;
+  r.last_seq = history->last_seq;
+  for (const auto& [id, t] : history->teams)
+    r.unfinished += t.unfinished.size();
+  out << "resuming run " << dir->id() << " after event " << r.last_seq << ": "
+      << history->evaluations << " evaluations kept, " << r.unfinished
+      << " submitted candidate(s) to evaluate first\n";
+  auto seq = append_event(**store, event_kind::run_resumed, wire::encode(r));
+  if (!seq)
+    return fail(seq.error());
+  history = read_history(**store);
+  if (!history)
+    return fail(history.error());
+  auto task = history->start.spec;
+  return run_session(*dir, {*cfg, task, *store, std::move(*history)}, out);
+}
+
+} // namespace eat

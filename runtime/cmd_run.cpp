@@ -1,0 +1,77 @@
+// `eat run CONFIG [--run-dir DIR]`: starts a run.
+
+#include <filesystem>
+#include <iostream>
+
+#include "actors/protocol/wire.hpp"
+#include "runtime/cli.hpp"
+#include "runtime/run_loader.hpp"
+#include "runtime/session.hpp"
+#include "runtime/task_file.hpp"
+
+namespace eat {
+
+namespace {
+
+constexpr const char* help = R"(usage: eat run CONFIG [--run-dir DIR]
+
+Starts a run from the TOML configuration CONFIG (keys: docs/config.md) in a
+new run directory, <run.root>/<run.name>-<date>-<time> unless --run-dir
+names one. Prints a line per evaluation and ends with the best speedup, the
+number of candidates tried and where the best kernel's source is.
+Interrupt with Ctrl-C (or kill it); 'eat resume RUN_DIR' continues.
+)";
+
+run_started start_event(
+  const config& cfg, const run_dir& dir, const task_spec& task) {
+  run_started s;
+  s.run_id = dir.id();
+  s.task = task.name;
+  s.seed = cfg.run.seed;
+  s.max_evaluations = cfg.run.max_evaluations;
+  s.config_toml = cfg.text;
+  s.config_path = std::filesystem::absolute(cfg.file).string();
+  s.spec = task;
+  return s;
+}
+
+} // namespace
+
+exit_code cmd_run(const std::vector<std::string>& args, std::ostream& out) {
+  auto parsed = parse_args(args, {"run-dir"});
+  if (!parsed)
+    return usage_error(out, render(parsed.error()), "run");
+  if (parsed->help) {
+    out << help;
+    return exit_code::ok;
+  }
+  if (parsed->positional.size() != 1)
+    return usage_error(out, "run takes exactly one CONFIG file", "run");
+  auto fail = [&](const caf::error& err) {
+    out << "eat: " << render(err) << "\n";
+    return exit_code_for(err);
+  };
+  auto cfg = load_config(parsed->positional[0]);
+  if (!cfg)
+    return fail(cfg.error());
+  auto task = load_task(cfg->run.tasks_dir, cfg->run.task);
+  if (!task)
+    return fail(task.error());
+  auto dir = run_dir::create(
+    cfg->run.root, cfg->run.name, cfg->text, parsed->options["run-dir"]);
+  if (!dir)
+    return fail(dir.error());
+  auto store = open_run_store(dir->store_dir(), cfg->store.map_size_mib, false);
+  if (!store)
+    return fail(store.error());
+  auto seq = append_event(**store, event_kind::run_started,
+    wire::encode(start_event(*cfg, *dir, *task)));
+  if (!seq)
+    return fail(seq.error());
+  auto history = read_history(**store);
+  if (!history)
+    return fail(history.error());
+  return run_session(*dir, {*cfg, *task, *store, std::move(*history)}, out);
+}
+
+} // namespace eat

@@ -1,0 +1,30 @@
+// Text rendering of what a run shows a person: one progress line per
+// evaluation and the final report. Pure functions, so they are tested
+// without a run.
+
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "actors/protocol/progress.hpp"
+
+namespace eat {
+
+/// "tiled loop_order=ikj tile_k=64" for a candidate's family and parameters.
+std::string describe_kernel(const std::string& family, const param_map& params);
+
+/// One line about the evaluation a progress report carries, e.g.
+/// "[ 5/24] t1-c0005 tiled ... passed 3.42x [3.38, 3.47] best 4.10x (t1-c0003)".
+std::string progress_line(const team_progress& p, uint64_t done,
+                          uint64_t total);
+
+/// The final report: why the run stopped, the best speedup with its
+/// per-workload figures, the number of candidates tried, and where the best
+/// kernel's source is (`best_path`, empty when nothing passed).
+std::string final_report(const run_summary& s, const std::string& best_path);
+
+/// "1.23 ms", "456 us", "78 ns".
+std::string format_ns(double ns);
+
+} // namespace eat

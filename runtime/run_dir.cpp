@@ -1,0 +1,120 @@
+#include "runtime/run_dir.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "actors/protocol/error.hpp"
+
+namespace fs = std::filesystem;
+
+namespace eat {
+
+namespace {
+
+caf::error dir_error(const fs::path& dir, const std::string& what) {
+  return make_error(
+    error::invalid_run_dir, "run directory '" + dir.string() + "': " + what);
+}
+
+std::string timestamp() {
+  auto now = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y%m%d-%H%M%S", &tm);
+  return buf;
+}
+
+/// `root/name-time`, with -2, -3, ... appended when taken.
+fs::path fresh_path(const fs::path& root, const std::string& name) {
+  auto base = root / (name + "-" + timestamp());
+  auto candidate = base;
+  for (int i = 2; fs::exists(candidate); ++i)
+    candidate = base.string() + "-" + std::to_string(i);
+  return candidate;
+}
+
+} // namespace
+
+run_dir::run_dir(fs::path path, int lock_fd)
+  : path_(std::move(path)), lock_fd_(lock_fd) {}
+
+run_dir::run_dir(run_dir&& other) noexcept
+  : path_(std::move(other.path_)), lock_fd_(other.lock_fd_) {
+  other.lock_fd_ = -1;
+}
+
+run_dir& run_dir::operator=(run_dir&& other) noexcept {
+  std::swap(path_, other.path_);
+  std::swap(lock_fd_, other.lock_fd_);
+  return *this;
+}
+
+run_dir::~run_dir() {
+  if (lock_fd_ >= 0)
+    ::close(lock_fd_); // releases the flock
+}
+
+caf::expected<int> run_dir::lock(const fs::path& dir) {
+  auto file = dir / "run.lock";
+  int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return dir_error(
+      dir, std::string{"cannot open run.lock: "} + std::strerror(errno));
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    ::close(fd);
+    return dir_error(dir, "in use by another eat process (run.lock is held)");
+  }
+  auto pid = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(fd, 0) != 0
+      || ::pwrite(fd, pid.data(), pid.size(), 0)
+           != static_cast<ssize_t>(pid.size())) {
+    ::close(fd);
+    return dir_error(dir, "cannot write run.lock");
+  }
+  return fd;
+}
+
+caf::expected<run_dir> run_dir::create(const fs::path& root,
+  const std::string& name, const std::string& config_text,
+  const fs::path& dir) {
+  auto path = dir.empty() ? fresh_path(root, name) : dir;
+  std::error_code ec;
+  if (!dir.empty() && fs::exists(path / "store", ec))
+    return dir_error(path, "already holds a run; continue it with "
+                           "'eat resume "
+                             + path.string() + "'");
+  fs::create_directories(path / "store", ec);
+  if (!ec)
+    fs::create_directories(path / "work", ec);
+  if (ec)
+    return dir_error(path, "cannot create: " + ec.message());
+  auto fd = lock(path);
+  if (!fd)
+    return fd.error();
+  std::ofstream out{path / "config.toml", std::ios::trunc};
+  out << config_text;
+  if (!out.flush())
+    return dir_error(path, "cannot write config.toml");
+  return run_dir{path, *fd};
+}
+
+caf::expected<run_dir> run_dir::open(const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    return dir_error(dir, "no such directory");
+  if (!fs::is_directory(dir / "store", ec))
+    return dir_error(dir, "not a run directory (it has no store/ folder)");
+  auto fd = lock(dir);
+  if (!fd)
+    return fd.error();
+  return run_dir{dir, *fd};
+}
+
+} // namespace eat

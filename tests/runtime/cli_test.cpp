@@ -1,0 +1,112 @@
+// Specification of the `eat` command line: subcommands, help, usage errors
+// and their exit codes, and the text a run shows.
+
+#include <catch2/catch.hpp>
+
+#include <sstream>
+
+#include "runtime/cli.hpp"
+#include "runtime/report.hpp"
+#include "tests/actors/protocol/samples.hpp"
+
+using namespace eat;
+
+namespace {
+
+struct result {
+  exit_code code;
+  std::string out;
+};
+
+result eat_cli(std::vector<std::string> args) {
+  std::ostringstream out;
+  auto code = run_cli(args, out);
+  return {code, out.str()};
+}
+
+} // namespace
+
+TEST_CASE("every command has --help and exits 0 with it") {
+  for (auto cmd : {"run", "resume", "status", "tasks"}) {
+    auto r = eat_cli({cmd, "--help"});
+    CHECK(r.code == exit_code::ok);
+    CHECK_THAT(r.out, Catch::StartsWith(std::string{"usage: eat "} + cmd));
+  }
+  auto r = eat_cli({"--help"});
+  CHECK(r.code == exit_code::ok);
+  CHECK_THAT(r.out, Catch::Contains("resume RUN_DIR"));
+  CHECK(eat_cli({"help", "run"}).out == eat_cli({"run", "--help"}).out);
+}
+
+TEST_CASE("usage errors exit with code 2 and say what is wrong") {
+  auto none = eat_cli({});
+  CHECK(none.code == exit_code::usage);
+  auto unknown = eat_cli({"fly"});
+  CHECK(unknown.code == exit_code::usage);
+  CHECK_THAT(unknown.out, Catch::Contains("unknown command 'fly'"));
+  auto option = eat_cli({"run", "x.toml", "--fast"});
+  CHECK(option.code == exit_code::usage);
+  CHECK_THAT(option.out, Catch::Contains("unknown option --fast"));
+  auto missing = eat_cli({"run", "--run-dir"});
+  CHECK(missing.code == exit_code::usage);
+  CHECK_THAT(missing.out, Catch::Contains("--run-dir needs a value"));
+  CHECK(eat_cli({"run"}).code == exit_code::usage);
+  CHECK(eat_cli({"resume", "a", "b"}).code == exit_code::usage);
+}
+
+TEST_CASE("a missing configuration file exits with code 3 naming the file") {
+  auto r = eat_cli({"run", "no-such-config.toml"});
+  CHECK(r.code == exit_code::invalid_input);
+  CHECK_THAT(r.out, Catch::Contains("no-such-config.toml"));
+}
+
+TEST_CASE("a directory that is not a run exits with code 4") {
+  auto resume = eat_cli({"resume", "no-such-run-dir"});
+  CHECK(resume.code == exit_code::bad_run_dir);
+  CHECK_THAT(resume.out, Catch::Contains("no-such-run-dir"));
+  auto status = eat_cli({"status", "no-such-run-dir"});
+  CHECK(status.code == exit_code::bad_run_dir);
+}
+
+TEST_CASE("eat tasks lists and shows the shipped tasks") {
+  auto dir = std::string{EAT_SOURCE_DIR} + "/kernels";
+  auto list = eat_cli({"tasks", "--tasks-dir", dir});
+  CHECK(list.code == exit_code::ok);
+  CHECK_THAT(list.out, Catch::Contains("sgemm"));
+  auto show = eat_cli({"tasks", "show", "sgemm", "--tasks-dir", dir});
+  CHECK(show.code == exit_code::ok);
+  CHECK_THAT(show.out, Catch::Contains("m200_n136_k72"));
+  CHECK_THAT(show.out, Catch::Contains("loop_order"));
+  auto unknown = eat_cli({"tasks", "show", "nope", "--tasks-dir", dir});
+  CHECK(unknown.code == exit_code::invalid_input);
+}
+
+TEST_CASE("a progress line names the candidate, its outcome and the best") {
+  team_progress p;
+  p.team = "t1";
+  p.best_candidate = "t1-c0003";
+  p.best_speedup = 2.5;
+  p.last_candidate = sample_candidate();
+  p.last_result = sample_result();
+  auto line = progress_line(p, 3, 24);
+  CHECK_THAT(line, Catch::StartsWith("[ 3/24] t1-c0003 tiled a=2 b=y"));
+  CHECK_THAT(line, Catch::Contains("incorrect: element 3: got 1, expected 2"));
+  CHECK_THAT(line, Catch::Contains("best 2.50x (t1-c0003)"));
+  p.last_result.status = eval_status::passed;
+  CHECK_THAT(progress_line(p, 3, 24), Catch::Contains("passed 2.50x"));
+}
+
+TEST_CASE("the final report gives the best speedup, the candidates tried and "
+          "where the best kernel is") {
+  auto report = final_report(sample_summary(), "runs/x/best_kernel.cpp");
+  CHECK_THAT(report, Catch::Contains("best speedup: 2.50x"));
+  CHECK_THAT(report, Catch::Contains("candidates tried: 3 (2 passed)"));
+  CHECK_THAT(
+    report, Catch::Contains("best kernel source: runs/x/best_kernel.cpp"));
+  CHECK_THAT(report, Catch::Contains("m8_n8_k8"));
+  auto none = sample_summary();
+  none.best_candidate.clear();
+  CHECK_THAT(final_report(none, ""), Catch::Contains("no candidate passed"));
+  CHECK(format_ns(1.5e6) == "1.50 ms");
+  CHECK(format_ns(2500) == "2.5 us");
+}

@@ -1,0 +1,159 @@
+// Specification of crash recovery, end to end: a real `eat run` is killed
+// with SIGKILL in the middle of its evolution, and `eat resume` finishes it
+// without repeating or losing a committed evaluation.
+
+#include <catch2/catch.hpp>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include <sys/wait.h>
+
+#include "actors/protocol/candidate.hpp"
+#include "actors/protocol/progress.hpp"
+#include "actors/protocol/result.hpp"
+#include "actors/protocol/wire.hpp"
+#include "persistence/event_log.hpp"
+#include "persistence/store.hpp"
+#include "tests/runtime/process.hpp"
+
+namespace fs = std::filesystem;
+using namespace eat;
+
+namespace {
+
+constexpr uint64_t evaluations = 6;
+
+struct temp_dir {
+  fs::path path;
+  temp_dir() {
+    auto tmpl = (fs::temp_directory_path() / "eat-resume-XXXXXX").string();
+    path = ::mkdtemp(tmpl.data());
+  }
+  ~temp_dir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+fs::path write_config(const fs::path& dir) {
+  auto file = dir / "config.toml";
+  std::ofstream out{file};
+  out << "[run]\nname = \"resume-test\"\ntask = \"sgemm\"\n"
+      << "tasks_dir = \"" << EAT_SOURCE_DIR << "/kernels\"\n"
+      << "root = \"" << dir.string() << "\"\nseed = 5\n"
+      << "max_evaluations = " << evaluations << "\n"
+      << "[timing]\nwarmup = 1\nmin_samples = 3\nmin_time_s = 0.01\n"
+      << "max_time_s = 0.2\ncheck_seeds = 2\n";
+  return file;
+}
+
+std::vector<event> read_log(const fs::path& run_dir) {
+  persistence::store_options opts;
+  opts.read_only = true;
+  auto store = persistence::store::open(run_dir / "store", opts);
+  REQUIRE(store);
+  persistence::event_log log{**store};
+  auto events = log.read(1);
+  REQUIRE(events);
+  return *events;
+}
+
+template<class T>
+std::vector<T> bodies(const std::vector<event>& log, event_kind kind) {
+  std::vector<T> out;
+  for (const auto& e : log)
+    if (e.kind == kind) {
+      auto x = wire::decode<T>(e.body);
+      REQUIRE(x);
+      out.push_back(*x);
+    }
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("eat resume finishes a run killed with SIGKILL, keeping every "
+          "committed evaluation and repeating none") {
+  temp_dir tmp;
+  auto config = write_config(tmp.path);
+  auto run_dir = tmp.path / "run";
+  // Kill `eat run` right after it reports its second evaluation.
+  {
+    test::child_process run{
+      EAT_BINARY, {"run", config.string(), "--run-dir", run_dir.string()}};
+    std::string line;
+    int reported = 0;
+    while (reported < 2 && run.read_line(line))
+      if (!line.empty() && line[0] == '[')
+        ++reported;
+    REQUIRE(reported == 2);
+    run.kill(SIGKILL);
+    auto status = run.wait();
+    REQUIRE(WIFSIGNALED(status));
+    CHECK(WTERMSIG(status) == SIGKILL);
+  }
+  auto before = read_log(run_dir);
+  auto done_before
+    = bodies<eval_result>(before, event_kind::evaluation_finished);
+  REQUIRE(done_before.size() >= 2);
+  REQUIRE(done_before.size() < evaluations);
+  CHECK(bodies<run_summary>(before, event_kind::run_finished).empty());
+
+  test::child_process resume{EAT_BINARY, {"resume", run_dir.string()}};
+  std::string output;
+  auto status = resume.finish(output);
+  INFO(output);
+  REQUIRE(WIFEXITED(status));
+  REQUIRE(WEXITSTATUS(status) == 0);
+  CHECK_THAT(output, Catch::Contains("resuming run"));
+  CHECK_THAT(output, Catch::Contains("best speedup"));
+
+  auto after = read_log(run_dir);
+  // Nothing committed before the kill changed or went missing.
+  REQUIRE(after.size() > before.size());
+  for (size_t i = 0; i < before.size(); ++i) {
+    CHECK(after[i].seq == before[i].seq);
+    CHECK(after[i].kind == before[i].kind);
+    CHECK(after[i].body == before[i].body);
+  }
+  // Exactly the budget was evaluated, each candidate once.
+  auto results = bodies<eval_result>(after, event_kind::evaluation_finished);
+  CHECK(results.size() == evaluations);
+  std::set<std::string> evaluated;
+  for (const auto& r : results)
+    CHECK(evaluated.insert(r.candidate).second);
+  std::set<std::string> submitted;
+  for (const auto& c :
+    bodies<candidate>(after, event_kind::candidate_submitted))
+    CHECK(submitted.insert(c.id).second);
+  CHECK(submitted == evaluated);
+  CHECK(bodies<run_resumed>(after, event_kind::run_resumed).size() == 1);
+  CHECK(after.back().kind == event_kind::run_finished);
+
+  test::child_process show{EAT_BINARY, {"status", run_dir.string()}};
+  std::string shown;
+  status = show.finish(shown);
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK_THAT(shown, Catch::Contains("evaluations: 6 of 6"));
+}
+
+TEST_CASE("a run directory cannot be resumed while a process holds it") {
+  temp_dir tmp;
+  auto config = write_config(tmp.path);
+  auto run_dir = tmp.path / "run";
+  test::child_process run{
+    EAT_BINARY, {"run", config.string(), "--run-dir", run_dir.string()}};
+  std::string line;
+  while (run.read_line(line) && line.rfind("run directory:", 0) != 0) {
+  }
+  test::child_process resume{EAT_BINARY, {"resume", run_dir.string()}};
+  std::string output;
+  auto status = resume.finish(output);
+  CHECK(WEXITSTATUS(status) == 4);
+  CHECK_THAT(output, Catch::Contains("in use by another eat process"));
+  run.kill(SIGKILL);
+  run.wait();
+}

@@ -56,15 +56,6 @@ std::string measurement_method(const timing_options& t, bool isolated) {
          + (isolated ? "isolated" : "not isolated");
 }
 
-std::string cpu_model() {
-  std::ifstream in{"/proc/cpuinfo"};
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("model name", 0) == 0)
-      if (auto colon = line.find(':'); colon != line.npos)
-        return line.substr(line.find_first_not_of(" \t", colon + 1));
-  return "unknown CPU";
-}
 
 std::string join(const std::vector<std::string>& xs) {
   std::string result;
@@ -235,6 +226,16 @@ caf::expected<std::string> absolute_program(const std::string& program) {
 }
 
 } // namespace
+
+std::string cpu_model() {
+  std::ifstream in{"/proc/cpuinfo"};
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("model name", 0) == 0)
+      if (auto colon = line.find(':'); colon != line.npos)
+        return line.substr(line.find_first_not_of(" \t", colon + 1));
+  return "unknown CPU";
+}
 
 caf::expected<int> resolve_core(int requested) {
   cpu_set_t set;

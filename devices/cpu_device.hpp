@@ -28,4 +28,7 @@ caf::expected<std::unique_ptr<device>> make_cpu_device(
 /// error::invalid_config otherwise.
 caf::expected<int> resolve_core(int requested);
 
+/// The CPU's model name from /proc/cpuinfo ("unknown CPU" when absent).
+std::string cpu_model();
+
 } // namespace eat::devices

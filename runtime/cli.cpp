@@ -18,6 +18,7 @@ commands:
   resume RUN_DIR    continue a stopped or crashed run from its log
   status RUN_DIR    show a run's progress and best kernel
   tasks             list the tasks, or show one (tasks show NAME)
+  devices           list this machine's CPU and GPUs (--check runs a kernel)
   help [COMMAND]    show this help, or a command's help
 
 Every command takes -h/--help. Exit codes: 0 ok, 1 run failed, 2 usage error,
@@ -90,6 +91,8 @@ exit_code run_cli(const std::vector<std::string>& args, std::ostream& out) {
     return cmd_status(rest, out);
   if (cmd == "tasks")
     return cmd_tasks(rest, out);
+  if (cmd == "devices")
+    return cmd_devices(rest, out);
   return usage_error(out, "unknown command '" + cmd + "'", "");
 }
 

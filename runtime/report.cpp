@@ -1,5 +1,6 @@
 #include "runtime/report.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace eat {
@@ -50,10 +51,10 @@ std::string progress_line(
   if (r.status == eval_status::passed) {
     double low = 1e300, high = 0;
     for (const auto& w : r.workloads) {
-      low = std::min(low, w.speedup_low);
-      high = std::max(high, w.speedup_high);
+      low = std::min(low, w.speedup);
+      high = std::max(high, w.speedup);
     }
-    out += "passed " + fixed(r.geomean_speedup, 2) + "x (95% CIs "
+    out += "passed " + fixed(r.geomean_speedup, 2) + "x (workloads "
            + fixed(low, 2) + "x.." + fixed(high, 2) + "x)";
   } else {
     out += to_string(r.status) + ": " + first_line(r.detail);

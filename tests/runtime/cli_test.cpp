@@ -27,7 +27,7 @@ result eat_cli(std::vector<std::string> args) {
 } // namespace
 
 TEST_CASE("every command has --help and exits 0 with it") {
-  for (auto cmd : {"run", "resume", "status", "tasks"}) {
+  for (auto cmd : {"run", "resume", "status", "tasks", "devices"}) {
     auto r = eat_cli({cmd, "--help"});
     CHECK(r.code == exit_code::ok);
     CHECK_THAT(r.out, Catch::StartsWith(std::string{"usage: eat "} + cmd));
@@ -109,4 +109,14 @@ TEST_CASE("the final report gives the best speedup, the candidates tried and "
   CHECK_THAT(final_report(none, ""), Catch::Contains("no candidate passed"));
   CHECK(format_ns(1.5e6) == "1.50 ms");
   CHECK(format_ns(2500) == "2.5 us");
+}
+
+TEST_CASE("eat devices lists the CPU and says for each GPU backend what it "
+          "found or why it found nothing") {
+  auto r = eat_cli({"devices"});
+  CHECK(r.code == exit_code::ok);
+  CHECK_THAT(r.out, Catch::StartsWith("cpu: "));
+  CHECK_THAT(r.out, Catch::Contains("\ncuda: "));
+  CHECK_THAT(r.out, Catch::Contains("\nhip: "));
+  CHECK(eat_cli({"devices", "extra"}).code == exit_code::usage);
 }

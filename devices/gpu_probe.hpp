@@ -1,0 +1,57 @@
+// What GPUs this machine has, per backend, and a health check that runs a
+// real kernel on one. Used by `eat devices`; the CUDA and HIP device backends
+// build on it. Each backend is compiled only when its toolkit was found at
+// configure time (cmake/Gpu.cmake); otherwise its functions report that eat
+// was built without it. No CUDA or HIP header is included here, so any layer
+// may include this file. Calls may block on the driver: not from actor
+// handlers that run on the cooperative scheduler.
+
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace eat::devices {
+
+/// One GPU as its runtime describes it.
+struct gpu_info {
+  /// "cuda" or "hip".
+  std::string backend;
+  int index = 0;
+  std::string name;
+  /// "sm_90" (CUDA) or "gfx942" (HIP).
+  std::string arch;
+  /// Stable identity: the UUID (CUDA) or PCI bus id (HIP).
+  std::string uuid;
+  uint64_t memory_bytes = 0;
+  int multiprocessors = 0;
+  /// Peak clock in kHz, 0 when the runtime does not say.
+  int clock_khz = 0;
+};
+
+/// The GPUs of one backend, or why there are none.
+struct gpu_probe_result {
+  /// Whether this eat was built with the backend's toolkit.
+  bool built = false;
+  std::vector<gpu_info> devices;
+  /// Driver and runtime versions, e.g. "driver 13000, runtime 13000".
+  std::string versions;
+  /// Why no device can be used (no driver, no device); empty otherwise.
+  std::string error;
+};
+
+/// Result of running a known kernel on one GPU and checking its output.
+struct gpu_health {
+  bool ok = false;
+  /// What failed, e.g. "kernel launch: cudaErrorNoKernelImageForDevice".
+  std::string detail;
+};
+
+gpu_probe_result probe_cuda();
+gpu_health check_cuda(int index);
+
+gpu_probe_result probe_hip();
+gpu_health check_hip(int index);
+
+} // namespace eat::devices

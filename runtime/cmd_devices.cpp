@@ -1,0 +1,77 @@
+// `eat devices [--check]`: what this machine offers: the CPU, and the GPUs of
+// each backend eat was built with, or why there are none.
+
+#include <cstdio>
+#include <thread>
+
+#include "devices/cpu_device.hpp"
+#include "devices/gpu_probe.hpp"
+#include "runtime/cli.hpp"
+
+namespace eat {
+
+namespace {
+
+constexpr const char* help = R"(usage: eat devices [--check]
+
+Lists the devices of this machine: the CPU, and for each GPU backend (cuda,
+hip) the GPUs its runtime reports with model, architecture, memory and
+identity, or why there are none (built without the toolkit, no driver, no
+device). --check runs a small kernel on every GPU and verifies its output;
+eat exits 1 if one fails.
+)";
+
+std::string gib(uint64_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.1f GiB",
+                static_cast<double>(bytes) / (1ull << 30));
+  return buf;
+}
+
+/// Prints one backend; returns false when a health check failed.
+bool show(std::ostream& out, const std::string& backend,
+          const devices::gpu_probe_result& probe, bool check,
+          devices::gpu_health (*checker)(int)) {
+  out << backend << ": ";
+  if (probe.built)
+    out << probe.versions << ", ";
+  out << probe.devices.size() << " device(s)";
+  if (!probe.error.empty())
+    out << " (" << probe.error << ")";
+  out << "\n";
+  bool healthy = true;
+  for (const auto& g : probe.devices) {
+    out << "  " << backend << g.index << ": " << g.name << ", " << g.arch
+        << ", " << gib(g.memory_bytes) << ", " << g.multiprocessors
+        << " multiprocessors, " << g.clock_khz / 1000 << " MHz, " << g.uuid;
+    if (check) {
+      auto h = checker(g.index);
+      out << ", health check " << (h.ok ? "passed" : "FAILED: " + h.detail);
+      healthy = healthy && h.ok;
+    }
+    out << "\n";
+  }
+  return healthy;
+}
+
+} // namespace
+
+exit_code cmd_devices(const std::vector<std::string>& args, std::ostream& out) {
+  auto parsed = parse_args(args, {}, {"check"});
+  if (!parsed)
+    return usage_error(out, render(parsed.error()), "devices");
+  if (parsed->help) {
+    out << help;
+    return exit_code::ok;
+  }
+  if (!parsed->positional.empty())
+    return usage_error(out, "devices takes no arguments", "devices");
+  bool check = parsed->options.count("check") > 0;
+  out << "cpu: " << devices::cpu_model() << ", "
+      << std::thread::hardware_concurrency() << " core(s) online\n";
+  bool ok = show(out, "cuda", devices::probe_cuda(), check, devices::check_cuda);
+  ok = show(out, "hip", devices::probe_hip(), check, devices::check_hip) && ok;
+  return ok ? exit_code::ok : exit_code::failed;
+}
+
+} // namespace eat

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "actors/protocol/error.hpp"
 #include "runtime/run_dir.hpp"
 
 namespace fs = std::filesystem;

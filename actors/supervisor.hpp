@@ -21,7 +21,7 @@
 
 #include "actors/agent/builtin_agent.hpp"
 #include "actors/protocol/interfaces.hpp"
-#include "actors/run_history.hpp"
+#include "persistence/run_history.hpp"
 
 namespace eat {
 

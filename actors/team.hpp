@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "actors/protocol/interfaces.hpp"
-#include "actors/run_history.hpp"
+#include "persistence/run_history.hpp"
 
 namespace eat {
 

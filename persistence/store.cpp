@@ -21,6 +21,9 @@ const char* db_name(db x) {
   switch (x) {
     case db::meta: return "meta";
     case db::events: return "events";
+    case db::blobs: return "blobs";
+    case db::files: return "files";
+    case db::views: return "views";
   }
   return "unknown";
 }

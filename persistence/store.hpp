@@ -67,11 +67,19 @@ enum class db : uint8_t {
   meta,
   /// Big-endian uint64 sequence numbers to MessagePack eat::event records.
   events,
+  /// Content-addressed blobs: SHA-256 (32 raw bytes) to the bytes.
+  blobs,
+  /// Versioned file namespace: path + NUL + big-endian version to a
+  /// MessagePack file record (persistence/file_tree.hpp).
+  files,
+  /// Materialised views of the run's state, kept in step with the log
+  /// (persistence/views.hpp).
+  views,
 };
 
 /// Number of enumerators of `db`.
-constexpr size_t db_count = 2;
-static_assert(static_cast<size_t>(db::events) + 1 == db_count,
+constexpr size_t db_count = 5;
+static_assert(static_cast<size_t>(db::views) + 1 == db_count,
   "db_count must count every enumerator of db");
 
 /// Returns the database's name in the environment, e.g. "events".

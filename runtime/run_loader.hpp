@@ -8,7 +8,7 @@
 
 #include <caf/expected.hpp>
 
-#include "actors/run_history.hpp"
+#include "persistence/run_history.hpp"
 #include "persistence/store.hpp"
 
 namespace eat {

@@ -11,7 +11,7 @@
 #include <ostream>
 
 #include "actors/protocol/task.hpp"
-#include "actors/run_history.hpp"
+#include "persistence/run_history.hpp"
 #include "persistence/store.hpp"
 #include "runtime/config.hpp"
 #include "runtime/exit_codes.hpp"

@@ -3,7 +3,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "actors/run_history.hpp"
+#include "persistence/run_history.hpp"
 #include "actors/protocol/wire.hpp"
 #include "tests/actors/protocol/samples.hpp"
 

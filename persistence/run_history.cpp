@@ -1,4 +1,4 @@
-#include "actors/run_history.hpp"
+#include "persistence/run_history.hpp"
 
 #include "actors/protocol/wire.hpp"
 

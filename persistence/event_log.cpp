@@ -80,27 +80,33 @@ caf::expected<std::vector<uint64_t>> event_log::append_batch(
   using result_type = caf::expected<std::vector<uint64_t>>;
   if (events.empty())
     return std::vector<uint64_t>{};
+  return store_.update([&](txn& t) -> result_type {
+    // The transaction may run again after the map grows: start afresh.
+    auto copy = events;
+    return append_in(t, copy);
+  });
+}
+
+caf::expected<std::vector<uint64_t>> event_log::append_in(
+  txn& t, std::vector<event>& events) {
   auto now = clock_();
-  for (auto& e : events)
+  auto events_db = store_.handle(db::events);
+  auto last = last_seq_in(t, events_db);
+  if (!last)
+    return last.error();
+  std::vector<uint64_t> seqs;
+  seqs.reserve(events.size());
+  for (auto& e : events) {
     if (e.unix_ms == 0)
       e.unix_ms = now;
-  auto events_db = store_.handle(db::events);
-  return store_.update([&](txn& t) -> result_type {
-    auto last = last_seq_in(t, events_db);
-    if (!last)
-      return last.error();
-    std::vector<uint64_t> seqs;
-    seqs.reserve(events.size());
-    for (auto& e : events) {
-      e.seq = *last + seqs.size() + 1;
-      auto put
-        = t.put(events_db, encode_seq_key(e.seq), wire::encode(e), MDB_APPEND);
-      if (!put)
-        return put.error();
-      seqs.push_back(e.seq);
-    }
-    return seqs;
-  });
+    e.seq = *last + seqs.size() + 1;
+    auto put
+      = t.put(events_db, encode_seq_key(e.seq), wire::encode(e), MDB_APPEND);
+    if (!put)
+      return put.error();
+    seqs.push_back(e.seq);
+  }
+  return seqs;
 }
 
 caf::expected<std::vector<event>> event_log::read(

@@ -48,6 +48,12 @@ public:
   /// seqs, which are consecutive.
   caf::expected<std::vector<uint64_t>> append_batch(std::vector<event> events);
 
+  /// Appends `events` inside the write transaction `t` (which the caller
+  /// commits), setting their seq and, when 0, unix_ms. Lets one transaction
+  /// append events and write files and views together.
+  caf::expected<std::vector<uint64_t>> append_in(txn& t,
+                                                 std::vector<event>& events);
+
   /// Returns the events with seq >= from, oldest first, at most `max` of them.
   /// Holds one read transaction: page through long logs with `max`.
   caf::expected<std::vector<event>> read(

@@ -30,12 +30,12 @@ namespace eat::wire {
 /// One named field of a described struct `T`.
 template <class T, class M>
 struct field {
-  const char* name;
+  std::string_view name;
   M T::*ptr;
 };
 
 template <class T, class M>
-constexpr field<T, M> make_field(const char* name, M T::*ptr) {
+constexpr field<T, M> make_field(std::string_view name, M T::*ptr) {
   return {name, ptr};
 }
 
@@ -169,7 +169,7 @@ MSGPACK_API_VERSION_NAMESPACE(MSGPACK_DEFAULT_API_NS) {
       o.pack_map(static_cast<uint32_t>(std::tuple_size_v<decltype(fs)>));
       std::apply(
         [&](auto... f) {
-          ((o.pack(std::string_view{f.name}), o.pack(v.*(f.ptr))), ...);
+          ((o.pack(f.name), o.pack(v.*(f.ptr))), ...);
         },
         fs);
       return o;
@@ -190,17 +190,16 @@ MSGPACK_API_VERSION_NAMESPACE(MSGPACK_DEFAULT_API_NS) {
         if (kv.key.type != msgpack::type::STR)
           throw msgpack::type_error();
         std::string_view key{kv.key.via.str.ptr, kv.key.via.str.size};
-        size_t index = 0;
+        // Finds the field named `key` and stops there; unknown keys match
+        // nothing and are ignored.
         std::apply(
           [&](auto... f) {
-            (([&] {
-               if (key == f.name) {
-                 kv.val.convert(v.*(f.ptr));
-                 seen |= (1u << index);
-               }
-               ++index;
-             }()),
-             ...);
+            uint32_t index = 0;
+            static_cast<void>(
+              ((key == f.name ? (kv.val.convert(v.*(f.ptr)),
+                                 seen |= (1u << index), true)
+                              : (++index, false))
+               || ...));
           },
           fs);
       }

@@ -10,6 +10,17 @@ std::string to_string(event_kind x) {
     case event_kind::evaluation_finished: return "evaluation_finished";
     case event_kind::run_finished: return "run_finished";
     case event_kind::run_resumed: return "run_resumed";
+    case event_kind::evaluation_started: return "evaluation_started";
+    case event_kind::team_dissolved: return "team_dissolved";
+    case event_kind::team_split: return "team_split";
+    case event_kind::team_merged: return "team_merged";
+    case event_kind::team_restructured: return "team_restructured";
+    case event_kind::agent_assigned: return "agent_assigned";
+    case event_kind::budget_changed: return "budget_changed";
+    case event_kind::learning_added: return "learning_added";
+    case event_kind::node_joined: return "node_joined";
+    case event_kind::node_lost: return "node_lost";
+    case event_kind::operator_action: return "operator_action";
   }
   return "unknown";
 }

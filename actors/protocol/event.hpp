@@ -11,6 +11,19 @@
 //   evaluation_finished  -> eval_result
 //   run_finished         -> run_summary
 //   run_resumed          -> run_resumed
+//   evaluation_started   -> evaluation_started
+//   team_dissolved       -> team_dissolved
+//   team_split           -> team_split
+//   team_merged          -> team_merged
+//   team_restructured    -> team_restructured
+//   agent_assigned       -> agent_assigned
+//   budget_changed       -> budget_changed
+//   learning_added       -> learning_entry (persistence/learning.hpp)
+//   node_joined          -> node_joined
+//   node_lost            -> node_lost
+//   operator_action      -> operator_action
+//
+// Codes are stable: new kinds are added at the end.
 
 #pragma once
 
@@ -37,8 +50,32 @@ enum class event_kind : uint8_t {
   run_finished,
   /// A run was continued after a stop or crash (body: run_resumed).
   run_resumed,
+  /// A device began evaluating a candidate (body: evaluation_started).
+  evaluation_started,
+  /// The supervisor ended a team (body: team_dissolved).
+  team_dissolved,
+  /// The supervisor split a team into new ones (body: team_split).
+  team_split,
+  /// The supervisor merged teams into a new one (body: team_merged).
+  team_merged,
+  /// The supervisor changed a team's strategy, members, parent or budget
+  /// (body: team_restructured).
+  team_restructured,
+  /// An agent joined a team in a role (body: agent_assigned).
+  agent_assigned,
+  /// A budget of the run or of a team changed (body: budget_changed).
+  budget_changed,
+  /// A lesson was added to the learning document (body: learning_entry).
+  learning_added,
+  /// A node joined the cluster (body: node_joined).
+  node_joined,
+  /// A node was lost (body: node_lost).
+  node_lost,
+  /// A person acted on the run through the control plane (body:
+  /// operator_action).
+  operator_action,
 };
-EAT_WIRE_ENUM(event_kind, run_resumed)
+EAT_WIRE_ENUM(event_kind, operator_action)
 
 /// Returns the kind's name, e.g. "candidate_submitted".
 std::string to_string(event_kind x);
@@ -92,5 +129,101 @@ struct run_resumed {
   uint64_t unfinished = 0;
 };
 EAT_DESCRIBE(run_resumed, last_seq, unfinished)
+
+/// Body of event_kind::evaluation_started.
+struct evaluation_started {
+  std::string candidate;
+  /// Device identity, as in eval_result::device.
+  std::string device;
+};
+EAT_DESCRIBE(evaluation_started, candidate, device)
+
+/// Body of event_kind::team_dissolved.
+struct team_dissolved {
+  std::string team;
+  /// The supervisor's diagnosis that led to it (text or JSON).
+  std::string diagnosis;
+  std::string reason;
+};
+EAT_DESCRIBE(team_dissolved, team, diagnosis, reason)
+
+/// Body of event_kind::team_split: `team` ends; the new teams are logged
+/// with team_spawned.
+struct team_split {
+  std::string team;
+  std::vector<std::string> into;
+  std::string diagnosis;
+  std::string reason;
+};
+EAT_DESCRIBE(team_split, team, into, diagnosis, reason)
+
+/// Body of event_kind::team_merged: `teams` end; `into` is logged with
+/// team_spawned.
+struct team_merged {
+  std::vector<std::string> teams;
+  std::string into;
+  std::string diagnosis;
+  std::string reason;
+};
+EAT_DESCRIBE(team_merged, teams, into, diagnosis, reason)
+
+/// Body of event_kind::team_restructured. Empty fields are unchanged.
+struct team_restructured {
+  std::string team;
+  std::string strategy;
+  std::vector<std::string> agents;
+  std::string parent;
+  std::string diagnosis;
+  std::string reason;
+};
+EAT_DESCRIBE(team_restructured, team, strategy, agents, parent, diagnosis,
+             reason)
+
+/// Body of event_kind::agent_assigned.
+struct agent_assigned {
+  std::string team;
+  std::string agent;
+  std::string role;
+  /// Agent backend, e.g. "builtin".
+  std::string backend;
+};
+EAT_DESCRIBE(agent_assigned, team, agent, role, backend)
+
+/// Body of event_kind::budget_changed.
+struct budget_changed {
+  /// "run" or a team id.
+  std::string scope;
+  uint64_t evaluations = 0;
+  uint64_t tokens = 0;
+  std::string reason;
+};
+EAT_DESCRIBE(budget_changed, scope, evaluations, tokens, reason)
+
+/// Body of event_kind::node_joined.
+struct node_joined {
+  std::string node;
+  std::string address;
+  /// Device identities the node offers.
+  std::vector<std::string> devices;
+  uint32_t agent_slots = 0;
+};
+EAT_DESCRIBE(node_joined, node, address, devices, agent_slots)
+
+/// Body of event_kind::node_lost.
+struct node_lost {
+  std::string node;
+  std::string reason;
+};
+EAT_DESCRIBE(node_lost, node, reason)
+
+/// Body of event_kind::operator_action.
+struct operator_action {
+  /// Who acted (user name or client id).
+  std::string who;
+  /// What was done, e.g. "stop", "set-budget".
+  std::string action;
+  std::string detail;
+};
+EAT_DESCRIBE(operator_action, who, action, detail)
 
 } // namespace eat

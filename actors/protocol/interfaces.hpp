@@ -22,9 +22,16 @@
 namespace eat {
 
 /// Owns every write to the run's store; replies once the write is committed.
+/// An event that does not fit the run's history is refused, not logged.
 using store_actor = caf::typed_actor<
   /// Appends an event (its seq and time are set by the log); replies the seq.
   caf::replies_to<append_atom, event>::with<uint64_t>,
+  /// Appends events and writes files in one transaction; replies the last
+  /// seq (0 when there were no events).
+  caf::replies_to<commit_atom, std::vector<event>,
+                  std::vector<file_write>>::with<uint64_t>,
+  /// Replies the bytes of a namespace file (version 0: the latest).
+  caf::replies_to<file_atom, std::string, uint64_t>::with<std::string>,
   /// Replies every event with seq >= the given one, oldest first.
   caf::replies_to<read_atom, uint64_t>::with<std::vector<event>>>;
 

@@ -16,6 +16,7 @@
 #include "actors/protocol/assignment.hpp"
 #include "actors/protocol/candidate.hpp"
 #include "actors/protocol/event.hpp"
+#include "actors/protocol/file_write.hpp"
 #include "actors/protocol/progress.hpp"
 #include "actors/protocol/result.hpp"
 #include "actors/protocol/task.hpp"
@@ -41,6 +42,8 @@ CAF_BEGIN_TYPE_ID_BLOCK(eat, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(eat, (eat::run_started))
   CAF_ADD_TYPE_ID(eat, (eat::team_spawned))
   CAF_ADD_TYPE_ID(eat, (eat::run_resumed))
+  CAF_ADD_TYPE_ID(eat, (eat::file_write))
+  CAF_ADD_TYPE_ID(eat, (std::vector<eat::file_write>))
 
   CAF_ADD_ATOM(eat, eat, append_atom, "append")
   CAF_ADD_ATOM(eat, eat, read_atom, "read")
@@ -53,5 +56,7 @@ CAF_BEGIN_TYPE_ID_BLOCK(eat, caf::first_custom_type_id)
   CAF_ADD_ATOM(eat, eat, run_atom, "run")
   CAF_ADD_ATOM(eat, eat, progress_atom, "progress")
   CAF_ADD_ATOM(eat, eat, done_atom, "done")
+  CAF_ADD_ATOM(eat, eat, commit_atom, "commit")
+  CAF_ADD_ATOM(eat, eat, file_atom, "file")
 
 CAF_END_TYPE_ID_BLOCK(eat)

@@ -81,8 +81,11 @@ caf::expected<std::vector<uint64_t>> event_log::append_batch(
   if (events.empty())
     return std::vector<uint64_t>{};
   return store_.update([&](txn& t) -> result_type {
-    // The transaction may run again after the map grows: start afresh.
+    // The transaction may run again after the map grows: start afresh. The
+    // log numbers these events itself, whatever seq they carry.
     auto copy = events;
+    for (auto& e : copy)
+      e.seq = 0;
     return append_in(t, copy);
   });
 }
@@ -99,7 +102,13 @@ caf::expected<std::vector<uint64_t>> event_log::append_in(
   for (auto& e : events) {
     if (e.unix_ms == 0)
       e.unix_ms = now;
-    e.seq = *last + seqs.size() + 1;
+    auto next = *last + seqs.size() + 1;
+    if (e.seq != 0 && e.seq != next)
+      return make_error(error::store_failure,
+                        "event numbered " + std::to_string(e.seq)
+                          + " cannot be appended as " + std::to_string(next)
+                          + " in store at " + std::string{t.dir()});
+    e.seq = next;
     auto put
       = t.put(events_db, encode_seq_key(e.seq), wire::encode(e), MDB_APPEND);
     if (!put)

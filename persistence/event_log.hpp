@@ -49,8 +49,10 @@ public:
   caf::expected<std::vector<uint64_t>> append_batch(std::vector<event> events);
 
   /// Appends `events` inside the write transaction `t` (which the caller
-  /// commits), setting their seq and, when 0, unix_ms. Lets one transaction
-  /// append events and write files and views together.
+  /// commits), setting their seq and, when 0, unix_ms. An event whose seq is
+  /// already set must be the next one, else nothing more is appended and an
+  /// error returns. Lets one transaction append events and write files and
+  /// views together.
   caf::expected<std::vector<uint64_t>> append_in(txn& t,
                                                  std::vector<event>& events);
 

@@ -12,6 +12,38 @@ caf::error bad_event(const event& e, const std::string& what) {
                                             + "): " + what);
 }
 
+template <class T>
+caf::expected<T> body(const event& e) {
+  auto x = wire::decode<T>(e.body);
+  if (!x)
+    return bad_event(e, render(x.error()));
+  return x;
+}
+
+// Each handler checks everything before it changes `h`, so that a failed
+// event leaves the history as it was.
+
+caf::expected<void> on_started(run_history& h, const event& e,
+                               run_started x) {
+  if (h.started)
+    return bad_event(e, "second run_started");
+  h.started = true;
+  h.start = std::move(x);
+  return caf::unit;
+}
+
+caf::expected<void> on_spawned(run_history& h, const event& e,
+                               team_spawned x) {
+  if (x.team.empty())
+    return bad_event(e, "team without an id");
+  if (auto t = h.teams.find(x.team); t != h.teams.end() && t->second.active)
+    return bad_event(e, "team " + x.team + " already exists");
+  auto& t = h.teams[x.team];
+  t = team_history{};
+  t.spawned = std::move(x);
+  return caf::unit;
+}
+
 caf::expected<void> on_submitted(run_history& h, const event& e,
                                  candidate c) {
   auto team = h.teams.find(c.team);
@@ -23,7 +55,18 @@ caf::expected<void> on_submitted(run_history& h, const event& e,
   team->second.tokens += c.tokens;
   team->second.unfinished.push_back(c);
   h.tokens += c.tokens;
+  h.finished = false;
   h.candidates.emplace(c.id, std::move(c));
+  return caf::unit;
+}
+
+caf::expected<void> on_evaluation_started(run_history& h, const event& e,
+                                          evaluation_started x) {
+  if (h.candidates.count(x.candidate) == 0)
+    return bad_event(e, "evaluation of unknown candidate " + x.candidate);
+  if (h.results.count(x.candidate) > 0)
+    return bad_event(e, "candidate " + x.candidate + " was evaluated already");
+  h.in_flight.insert(x.candidate);
   return caf::unit;
 }
 
@@ -37,6 +80,7 @@ caf::expected<void> on_evaluated(run_history& h, const event& e,
   auto& team = h.teams[c->second.team];
   std::erase_if(team.unfinished,
                 [&](const candidate& x) { return x.id == r.candidate; });
+  h.in_flight.erase(r.candidate);
   auto passed = r.status == eval_status::passed;
   team.scored.push_back({c->second.id, c->second.family, c->second.params,
                          r.status, passed ? r.geomean_speedup : 0.0});
@@ -52,12 +96,157 @@ caf::expected<void> on_evaluated(run_history& h, const event& e,
   return caf::unit;
 }
 
-template <class T>
-caf::expected<T> body(const event& e) {
-  auto x = wire::decode<T>(e.body);
+/// Checks that every team in `ids` exists and is active.
+caf::expected<void> check_active(const run_history& h, const event& e,
+                                 const std::vector<std::string>& ids) {
+  for (const auto& id : ids) {
+    auto t = h.teams.find(id);
+    if (t == h.teams.end())
+      return bad_event(e, "unknown team " + id);
+    if (!t->second.active)
+      return bad_event(e, "team " + id + " has ended already");
+  }
+  return caf::unit;
+}
+
+caf::expected<void> end_teams(run_history& h, const event& e,
+                              const std::vector<std::string>& ids) {
+  if (auto ok = check_active(h, e, ids); !ok)
+    return ok;
+  for (const auto& id : ids) {
+    h.teams[id].active = false;
+    h.teams[id].ended_by = to_string(e.kind);
+  }
+  return caf::unit;
+}
+
+caf::expected<void> on_restructured(run_history& h, const event& e,
+                                    const team_restructured& x) {
+  if (auto ok = check_active(h, e, {x.team}); !ok)
+    return ok;
+  auto& s = h.teams[x.team].spawned;
+  if (!x.strategy.empty())
+    s.strategy = x.strategy;
+  if (!x.agents.empty())
+    s.agents = x.agents;
+  if (!x.parent.empty())
+    s.parent = x.parent;
+  return caf::unit;
+}
+
+caf::expected<void> on_assigned(run_history& h, const event& e,
+                                agent_assigned x) {
+  if (auto ok = check_active(h, e, {x.team}); !ok)
+    return ok;
+  h.teams[x.team].assignments.push_back(std::move(x));
+  return caf::unit;
+}
+
+caf::expected<void> on_budget(run_history& h, const event& e,
+                              budget_changed x) {
+  if (x.scope == "run") {
+    h.budget = std::move(x);
+    return caf::unit;
+  }
+  if (auto ok = check_active(h, e, {x.scope}); !ok)
+    return ok;
+  h.teams[x.scope].budget = std::move(x);
+  return caf::unit;
+}
+
+caf::expected<void> on_learning(run_history& h, const event& e,
+                                learning_entry x) {
+  if (auto ok = check_learning(x, h.learnings); !ok)
+    return bad_event(e, render(ok.error()));
+  for (const auto& id : x.evidence)
+    if (h.candidates.count(id) == 0)
+      return bad_event(e, "lesson " + x.id + " cites unknown candidate " + id);
+  h.learnings.push_back(std::move(x));
+  return caf::unit;
+}
+
+caf::expected<void> on_node_lost(run_history& h, const event& e,
+                                 const node_lost& x) {
+  if (h.nodes.erase(x.node) == 0)
+    return bad_event(e, "unknown node " + x.node);
+  return caf::unit;
+}
+
+/// Decodes the body as `T` and hands it to `f`.
+template <class T, class F>
+caf::expected<void> with_body(const event& e, F f) {
+  auto x = body<T>(e);
   if (!x)
-    return bad_event(e, render(x.error()));
-  return x;
+    return x.error();
+  return f(std::move(*x));
+}
+
+caf::expected<void> dispatch(run_history& h, const event& e) {
+  switch (e.kind) {
+    case event_kind::run_started:
+      return with_body<run_started>(
+        e, [&](auto x) { return on_started(h, e, std::move(x)); });
+    case event_kind::team_spawned:
+      return with_body<team_spawned>(
+        e, [&](auto x) { return on_spawned(h, e, std::move(x)); });
+    case event_kind::candidate_submitted:
+      return with_body<candidate>(
+        e, [&](auto x) { return on_submitted(h, e, std::move(x)); });
+    case event_kind::evaluation_finished:
+      return with_body<eval_result>(
+        e, [&](auto x) { return on_evaluated(h, e, std::move(x)); });
+    case event_kind::run_finished:
+      return with_body<run_summary>(e, [&](auto x) -> caf::expected<void> {
+        h.finished = true;
+        h.last_summary = std::move(x);
+        return caf::unit;
+      });
+    case event_kind::run_resumed:
+      return with_body<run_resumed>(e, [&](auto) -> caf::expected<void> {
+        h.resumes += 1;
+        h.finished = false;
+        h.in_flight.clear();
+        return caf::unit;
+      });
+    case event_kind::evaluation_started:
+      return with_body<evaluation_started>(
+        e, [&](auto x) { return on_evaluation_started(h, e, std::move(x)); });
+    case event_kind::team_dissolved:
+      return with_body<team_dissolved>(
+        e, [&](auto x) { return end_teams(h, e, {x.team}); });
+    case event_kind::team_split:
+      return with_body<team_split>(
+        e, [&](auto x) { return end_teams(h, e, {x.team}); });
+    case event_kind::team_merged:
+      return with_body<team_merged>(
+        e, [&](auto x) { return end_teams(h, e, x.teams); });
+    case event_kind::team_restructured:
+      return with_body<team_restructured>(
+        e, [&](auto x) { return on_restructured(h, e, x); });
+    case event_kind::agent_assigned:
+      return with_body<agent_assigned>(
+        e, [&](auto x) { return on_assigned(h, e, std::move(x)); });
+    case event_kind::budget_changed:
+      return with_body<budget_changed>(
+        e, [&](auto x) { return on_budget(h, e, std::move(x)); });
+    case event_kind::learning_added:
+      return with_body<learning_entry>(
+        e, [&](auto x) { return on_learning(h, e, std::move(x)); });
+    case event_kind::node_joined:
+      return with_body<node_joined>(e, [&](auto x) -> caf::expected<void> {
+        h.nodes[x.node] = std::move(x);
+        return caf::unit;
+      });
+    case event_kind::node_lost:
+      return with_body<node_lost>(
+        e, [&](auto x) { return on_node_lost(h, e, x); });
+    case event_kind::operator_action:
+      return with_body<operator_action>(e, [&](auto x) -> caf::expected<void> {
+        h.operator_actions.push_back(std::move(x));
+        return caf::unit;
+      });
+  }
+  return bad_event(e, "unknown event kind");
 }
 
 } // namespace
@@ -68,56 +257,10 @@ caf::expected<void> apply(run_history& h, const event& e) {
                           + std::to_string(h.last_seq + 1));
   if (!h.started && e.kind != event_kind::run_started)
     return bad_event(e, "the log does not begin with run_started");
+  if (auto ok = dispatch(h, e); !ok)
+    return ok;
   h.last_seq = e.seq;
-  switch (e.kind) {
-    case event_kind::run_started: {
-      if (h.started)
-        return bad_event(e, "second run_started");
-      auto x = body<run_started>(e);
-      if (!x)
-        return x.error();
-      h.started = true;
-      h.start = std::move(*x);
-      return caf::unit;
-    }
-    case event_kind::team_spawned: {
-      auto x = body<team_spawned>(e);
-      if (!x)
-        return x.error();
-      h.teams[x->team].spawned = std::move(*x);
-      return caf::unit;
-    }
-    case event_kind::candidate_submitted: {
-      auto x = body<candidate>(e);
-      if (!x)
-        return x.error();
-      h.finished = false;
-      return on_submitted(h, e, std::move(*x));
-    }
-    case event_kind::evaluation_finished: {
-      auto x = body<eval_result>(e);
-      if (!x)
-        return x.error();
-      return on_evaluated(h, e, std::move(*x));
-    }
-    case event_kind::run_finished: {
-      auto x = body<run_summary>(e);
-      if (!x)
-        return x.error();
-      h.finished = true;
-      h.last_summary = std::move(*x);
-      return caf::unit;
-    }
-    case event_kind::run_resumed: {
-      auto x = body<eat::run_resumed>(e);
-      if (!x)
-        return x.error();
-      h.resumes += 1;
-      h.finished = false;
-      return caf::unit;
-    }
-  }
-  return bad_event(e, "unknown event kind");
+  return caf::unit;
 }
 
 caf::expected<run_history> rebuild(const std::vector<event>& events) {

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "actors/protocol/event.hpp"
 #include "actors/protocol/progress.hpp"
 #include "actors/protocol/result.hpp"
+#include "persistence/learning.hpp"
 
 namespace eat {
 
@@ -29,6 +31,14 @@ struct team_history {
   /// Candidates submitted by this team, evaluated or not.
   uint64_t submitted = 0;
   uint64_t tokens = 0;
+  /// False once the team was dissolved, split or merged.
+  bool active = true;
+  /// The event kind that ended it ("team_dissolved", ...), empty if active.
+  std::string ended_by;
+  /// Agents assigned to it, in order.
+  std::vector<agent_assigned> assignments;
+  /// Its latest budget, when one was set for it.
+  budget_changed budget;
 };
 
 /// A run's state after the last event of its log.
@@ -47,6 +57,15 @@ struct run_history {
   /// The best passed candidate ("" when none passed).
   std::string best_candidate;
   double best_speedup = 0;
+  /// Lessons of the learning document, in order.
+  std::vector<learning_entry> learnings;
+  /// Candidates whose evaluation started but has not finished.
+  std::set<std::string> in_flight;
+  /// Nodes that joined and were not lost, by name.
+  std::map<std::string, node_joined> nodes;
+  std::vector<operator_action> operator_actions;
+  /// The run's latest budget, when one was set.
+  budget_changed budget;
   /// Times the run was resumed, and whether its last event is run_finished.
   uint64_t resumes = 0;
   bool finished = false;
@@ -55,7 +74,8 @@ struct run_history {
 };
 
 /// Applies one event to `h`. Fails on an event that does not fit the history
-/// (malformed body, result for an unknown candidate, gap in the sequence).
+/// (malformed body, result for an unknown candidate, gap in the sequence,
+/// unknown team, invalid lesson); `h` is then unchanged.
 caf::expected<void> apply(run_history& h, const event& e);
 
 /// Rebuilds a history from a whole log.

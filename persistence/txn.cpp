@@ -137,6 +137,10 @@ caf::expected<std::optional<cursor::entry>> cursor::next() {
   return move(MDB_NEXT, {}, "mdb_cursor_get(MDB_NEXT)");
 }
 
+caf::expected<std::optional<cursor::entry>> cursor::first() {
+  return move(MDB_FIRST, {}, "mdb_cursor_get(MDB_FIRST)");
+}
+
 caf::expected<std::optional<cursor::entry>> cursor::last() {
   return move(MDB_LAST, {}, "mdb_cursor_get(MDB_LAST)");
 }

@@ -102,6 +102,9 @@ public:
   /// Moves to the next entry; nullopt past the end.
   caf::expected<std::optional<entry>> next();
 
+  /// Moves to the first entry; nullopt when the database is empty.
+  caf::expected<std::optional<entry>> first();
+
   /// Moves to the last entry; nullopt when the database is empty.
   caf::expected<std::optional<entry>> last();
 

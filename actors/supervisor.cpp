@@ -3,12 +3,22 @@
 #include <chrono>
 #include <limits>
 
+#include "actors/artifacts.hpp"
+#include "actors/lessons.hpp"
 #include "actors/protocol/wire.hpp"
 #include "actors/team.hpp"
 
 namespace eat {
 
 namespace {
+
+template <class T>
+event make_event(event_kind kind, const T& body) {
+  event e;
+  e.kind = kind;
+  e.body = wire::encode(body);
+  return e;
+}
 
 std::string team_id(uint32_t i) {
   return "t" + std::to_string(i + 1);
@@ -46,10 +56,13 @@ void finish(supervisor_pointer self) {
     return;
   st.finishing = true;
   st.summary.reason = final_reason(st);
-  event e;
-  e.kind = event_kind::run_finished;
-  e.body = wire::encode(st.summary);
-  self->request(st.links.store, caf::infinite, append_atom_v, std::move(e))
+  std::vector<event> events;
+  for (const auto& lesson : derive_lessons(st.scored, st.history.learnings))
+    events.push_back(make_event(event_kind::learning_added, lesson));
+  events.push_back(make_event(event_kind::run_finished, st.summary));
+  self
+    ->request(st.links.store, caf::infinite, commit_atom_v, std::move(events),
+              std::vector<file_write>{})
     .then(
       [=](uint64_t) {
         self->state.promise.deliver(self->state.summary);
@@ -92,7 +105,10 @@ void launch(supervisor_pointer self, const std::string& id, size_t index,
   for (uint32_t a = 0; a < st.opts.agents_per_team; ++a)
     links.agents.push_back(self->spawn(builtin_agent, st.opts.agent));
   st.agents.insert(st.agents.end(), links.agents.begin(), links.agents.end());
-  links.device = st.links.devices[index % st.links.devices.size()];
+  auto device = index % st.links.devices.size();
+  links.device = st.links.devices[device];
+  if (device < st.links.device_names.size())
+    opts.device_name = st.links.device_names[device];
   links.store = st.links.store;
   links.supervisor = self;
   auto t = self->spawn(team, std::move(opts), std::move(links),
@@ -120,10 +136,13 @@ void spawn_new_teams(supervisor_pointer self) {
   }
   size_t index = 0;
   for (const auto& [id, h] : st.history.teams) {
-    event e;
-    e.kind = event_kind::team_spawned;
-    e.body = wire::encode(h.spawned);
-    self->request(st.links.store, caf::infinite, append_atom_v, std::move(e))
+    std::vector<event> events{make_event(event_kind::team_spawned, h.spawned)};
+    for (const auto& agent : h.spawned.agents)
+      events.push_back(make_event(event_kind::agent_assigned,
+                                  agent_assigned{id, agent, "tuner", "builtin"}));
+    self
+      ->request(st.links.store, caf::infinite, commit_atom_v, std::move(events),
+                std::vector<file_write>{team_notes(h.spawned)})
       .then([=, id = id, h = h](uint64_t) { launch(self, id, index, h); },
             [=, id = id](caf::error& err) {
               team_done(self, id, "cannot log team: " + render(err));
@@ -144,6 +163,10 @@ void resume_teams(supervisor_pointer self) {
 void on_progress(supervisor_pointer self, const team_progress& p) {
   auto& st = self->state;
   auto& s = st.summary;
+  const auto& c = p.last_candidate;
+  auto ok = p.last_result.status == eval_status::passed;
+  st.scored.push_back({c.id, c.family, c.params, p.last_result.status,
+                       ok ? p.last_result.geomean_speedup : 0.0});
   s.evaluations += 1;
   s.tokens += p.last_candidate.tokens;
   const auto& r = p.last_result;
@@ -182,6 +205,8 @@ supervisor_actor::behavior_type supervisor(supervisor_pointer self,
   st.opts = std::move(opts);
   st.links = std::move(links);
   st.summary = summarize(history, "");
+  for (const auto& [id, t] : history.teams)
+    st.scored.insert(st.scored.end(), t.scored.begin(), t.scored.end());
   st.history = std::move(history);
   self->set_down_handler([=](caf::down_msg& dm) {
     for (const auto& [id, t] : self->state.teams)

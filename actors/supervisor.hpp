@@ -3,10 +3,11 @@
 // the wall-clock limit or on request, and ends the run with a summary that it
 // logs as run_finished. On resume it rebuilds the teams from the history.
 //
-//   idle ──run──► spawning (log team_spawned) ──► running ⟲ progress
-//                                                   │ every team done
-//                                                   ▼
-//                                      finished (log run_finished, reply)
+//   idle ──run──► spawning (log team_spawned, agent_assigned, notes.md)
+//                   ──► running ⟲ progress
+//                          │ every team done
+//                          ▼
+//          finished (log lessons (learning_added) and run_finished, reply)
 //
 // Plateau diagnosis and restructuring come with the supervisor issue; this
 // supervisor keeps its team structure fixed.
@@ -44,6 +45,8 @@ struct supervisor_options {
 struct supervisor_links {
   store_actor store;
   std::vector<device_actor> devices;
+  /// Identity of each device, in the same order.
+  std::vector<std::string> device_names;
   listener_actor listener;
 };
 
@@ -57,6 +60,8 @@ struct supervisor_state {
   std::vector<agent_actor> agents;
   std::set<std::string> active;
   std::vector<std::string> team_reasons;
+  /// Every evaluated candidate of the run, for the lessons at its end.
+  std::vector<scored_candidate> scored;
   std::string stop_reason;
   bool finishing = false;
   caf::typed_response_promise<run_summary> promise;

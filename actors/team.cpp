@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "actors/artifacts.hpp"
 #include "actors/protocol/wire.hpp"
 
 namespace eat {
@@ -43,10 +44,15 @@ scored_candidate best_scored(const team_history& h) {
 
 void record(team_pointer self, candidate c, eval_result r) {
   auto& st = self->state;
+  auto new_best = r.status == eval_status::passed
+                  && r.geomean_speedup > st.progress.best_speedup;
+  auto files = evaluation_files(c, r, new_best);
   event e;
   e.kind = event_kind::evaluation_finished;
   e.body = wire::encode(r);
-  self->request(st.links.store, caf::infinite, append_atom_v, std::move(e))
+  self
+    ->request(st.links.store, caf::infinite, commit_atom_v,
+              std::vector<event>{std::move(e)}, std::move(files))
     .then(
       [=](uint64_t) mutable {
         auto& st = self->state;
@@ -71,7 +77,7 @@ void record(team_pointer self, candidate c, eval_result r) {
       });
 }
 
-void evaluate(team_pointer self, candidate c) {
+void run_on_device(team_pointer self, candidate c) {
   auto& st = self->state;
   auto seed = evaluation_seed(st.opts.run_seed, c.id);
   self
@@ -80,6 +86,18 @@ void evaluate(team_pointer self, candidate c) {
     .then([=](eval_result& r) mutable { record(self, std::move(c), std::move(r)); },
           [=](caf::error& err) {
             finish(self, "device failed: " + render(err));
+          });
+}
+
+void evaluate(team_pointer self, candidate c) {
+  auto& st = self->state;
+  event e;
+  e.kind = event_kind::evaluation_started;
+  e.body = wire::encode(evaluation_started{c.id, st.opts.device_name});
+  self->request(st.links.store, caf::infinite, append_atom_v, std::move(e))
+    .then([=](uint64_t) mutable { run_on_device(self, std::move(c)); },
+          [=](caf::error& err) {
+            finish(self, "cannot log an evaluation start: " + render(err));
           });
 }
 

@@ -11,6 +11,11 @@
 //
 // After a resume, candidates that were submitted but never evaluated are
 // evaluated first, without being proposed or logged again.
+//
+// Per evaluation it logs candidate_submitted, evaluation_started, then
+// evaluation_finished together with the candidate's files (kernel.cpp,
+// result.md, build.log, and best_kernel.cpp when it is the team's new best;
+// actors/artifacts.hpp) in one commit.
 
 #pragma once
 
@@ -34,6 +39,8 @@ struct team_options {
   uint64_t evaluation_budget = 0;
   /// Tokens this team may still spend.
   uint64_t token_budget = 0;
+  /// Identity of the team's device, for evaluation_started events.
+  std::string device_name;
 };
 
 /// The actors a team works with.

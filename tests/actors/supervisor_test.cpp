@@ -1,6 +1,7 @@
 // Specification of a run's actors (supervisor, teams, builtin agents) under
-// CAF's deterministic test scheduler, with an in-memory store and a fake
-// device whose speedup is a function of the kernel's parameters.
+// CAF's deterministic test scheduler, with the real store actor over a
+// temporary LMDB store (spawned non-detached, so the scheduler controls it)
+// and a fake device whose speedup is a function of the kernel's parameters.
 
 #include <catch2/catch.hpp>
 
@@ -9,41 +10,22 @@
 #include <caf/scheduler/test_coordinator.hpp>
 #include <caf/scoped_actor.hpp>
 
+#include <algorithm>
 #include <set>
 
+#include <filesystem>
+
 #include "actors/protocol/wire.hpp"
+#include "actors/store_server.hpp"
 #include "actors/supervisor.hpp"
+#include "persistence/file_tree.hpp"
+#include "persistence/fsck.hpp"
 #include "runtime/system_setup.hpp"
 #include "tests/actors/protocol/samples.hpp"
 
 using namespace eat;
 
 namespace {
-
-struct memory_store_state {
-  std::vector<event> events;
-  static inline const char* name = "test.memory_store";
-};
-
-store_actor::behavior_type
-memory_store(store_actor::stateful_pointer<memory_store_state> self,
-             std::vector<event> initial) {
-  self->state.events = std::move(initial);
-  return {
-    [=](append_atom, event e) -> uint64_t {
-      e.seq = self->state.events.size() + 1;
-      self->state.events.push_back(e);
-      return e.seq;
-    },
-    [=](read_atom, uint64_t from) {
-      std::vector<event> out;
-      for (const auto& e : self->state.events)
-        if (e.seq >= from)
-          out.push_back(e);
-      return out;
-    },
-  };
-}
 
 /// Passes every candidate; speedup = a + (b == "y" ? 0.5 : 0). A candidate
 /// with a = "5" fails its check. With `broken`, every request fails.
@@ -116,20 +98,56 @@ struct fixture {
   struct outcome {
     caf::expected<run_summary> summary = caf::error{};
     std::vector<event> log;
+    std::shared_ptr<persistence::store> store;
   };
+
+  /// A fresh store under a temporary directory holding `log`.
+  struct temp_store {
+    std::filesystem::path dir;
+    std::shared_ptr<persistence::store> store;
+    std::shared_ptr<persistence::run_writer> writer;
+
+    explicit temp_store(std::vector<event> log) {
+      auto tmpl = (std::filesystem::temp_directory_path() / "eat-actors-XXXXXX")
+                    .string();
+      dir = ::mkdtemp(tmpl.data());
+      auto s = persistence::store::open(dir);
+      REQUIRE(s);
+      store = std::move(*s);
+      auto w = persistence::run_writer::open(*store);
+      REQUIRE(w);
+      writer = std::move(*w);
+      for (auto& e : log) {
+        e.seq = 0;
+        REQUIRE(writer->commit({e}, {}));
+      }
+    }
+    ~temp_store() {
+      writer.reset();
+      store.reset();
+      std::error_code ec;
+      std::filesystem::remove_all(dir, ec);
+    }
+  };
+
+  std::vector<std::unique_ptr<temp_store>> stores;
 
   /// Runs a supervisor over `log` until it replies; `before_run` may send
   /// messages to the supervisor first.
   outcome run(supervisor_options opts, std::vector<event> log,
               bool broken_device = false,
               std::function<void(supervisor_actor)> before_run = {}) {
-    auto history = rebuild(log);
-    REQUIRE(history);
-    auto store = sys->spawn(memory_store, std::move(log));
-    supervisor_links links{store, {sys->spawn(fake_device, broken_device)},
+    stores.push_back(std::make_unique<temp_store>(std::move(log)));
+    auto& ts = *stores.back();
+    auto store = sys->spawn(store_server, ts.store, ts.writer);
+    supervisor_links links{store,
+                           {sys->spawn(fake_device, broken_device)},
+                           {"fake0"},
                            sys->spawn(quiet_listener)};
-    auto sup = sys->spawn(supervisor, std::move(opts), links, *history);
+    auto sup = sys->spawn(supervisor, std::move(opts), links,
+                          ts.writer->history());
     outcome out;
+    out.store = ts.store;
     caf::scoped_actor self{*sys};
     auto summary = self->request(sup, caf::infinite, run_atom_v);
     if (before_run)
@@ -149,6 +167,11 @@ struct fixture {
     return out;
   }
 };
+
+size_t count_kind(const std::vector<event>& log, event_kind kind) {
+  return static_cast<size_t>(std::count_if(
+    log.begin(), log.end(), [&](const event& e) { return e.kind == kind; }));
+}
 
 std::vector<std::string> evaluated_ids(const std::vector<event>& log) {
   std::vector<std::string> out;
@@ -171,19 +194,24 @@ std::vector<std::string> submitted_params(const std::vector<event>& log) {
 } // namespace
 
 TEST_CASE_METHOD(fixture, "a run evaluates exactly max_evaluations candidates, "
-                          "logging each before and after evaluation") {
+                          "logging each before, during and after evaluation") {
   auto out = run(options(6), started_log());
   REQUIRE(out.summary);
   CHECK(out.summary->evaluations == 6);
   CHECK(out.summary->reason == "max_evaluations reached (6)");
-  // run_started, team_spawned, 6 x (submitted, finished), run_finished
-  REQUIRE(out.log.size() == 15);
-  CHECK(out.log[1].kind == event_kind::team_spawned);
-  for (size_t i = 2; i < 14; i += 2) {
-    CHECK(out.log[i].kind == event_kind::candidate_submitted);
-    CHECK(out.log[i + 1].kind == event_kind::evaluation_finished);
-  }
+  CHECK(count_kind(out.log, event_kind::team_spawned) == 1);
+  CHECK(count_kind(out.log, event_kind::agent_assigned) == 1);
+  CHECK(count_kind(out.log, event_kind::candidate_submitted) == 6);
+  CHECK(count_kind(out.log, event_kind::evaluation_started) == 6);
+  CHECK(count_kind(out.log, event_kind::evaluation_finished) == 6);
   CHECK(out.log.back().kind == event_kind::run_finished);
+  // Each candidate: submitted, then started, then finished, nothing between.
+  for (size_t i = 0; i < out.log.size(); ++i)
+    if (out.log[i].kind == event_kind::candidate_submitted) {
+      REQUIRE(i + 2 < out.log.size());
+      CHECK(out.log[i + 1].kind == event_kind::evaluation_started);
+      CHECK(out.log[i + 2].kind == event_kind::evaluation_finished);
+    }
   auto h = rebuild(out.log);
   REQUIRE(h);
   CHECK(h->finished);
@@ -191,6 +219,54 @@ TEST_CASE_METHOD(fixture, "a run evaluates exactly max_evaluations candidates, "
   CHECK(h->best_candidate == out.summary->best_candidate);
   auto ids = evaluated_ids(out.log);
   CHECK(std::set<std::string>(ids.begin(), ids.end()).size() == 6);
+}
+
+TEST_CASE_METHOD(fixture, "every evaluation leaves its files, the team its "
+                          "notes and best kernel, and the store stays "
+                          "consistent") {
+  auto out = run(options(5), started_log());
+  REQUIRE(out.summary);
+  persistence::file_tree files{*out.store};
+  for (const auto& e : out.log) {
+    if (e.kind != event_kind::evaluation_finished)
+      continue;
+    auto r = wire::decode<eval_result>(e.body);
+    REQUIRE(r);
+    auto dir = "/teams/t1/candidates/" + r->candidate + "/";
+    CHECK(files.get(dir + "kernel.cpp"));
+    auto report = files.get(dir + "result.md");
+    REQUIRE(report);
+    CHECK_THAT(*report, Catch::StartsWith("# " + r->candidate + ": "
+                                          + to_string(r->status)));
+  }
+  auto notes = files.get("/teams/t1/notes.md");
+  REQUIRE(notes);
+  CHECK_THAT(*notes, Catch::Contains("strategy: local"));
+  auto best = files.get("/teams/t1/best_kernel.cpp");
+  REQUIRE(best);
+  CHECK(*best == out.summary->best_source);
+  auto check = persistence::fsck(*out.store);
+  REQUIRE(check);
+  CHECK(check->problems.empty());
+  CHECK(check->views > 0);
+}
+
+TEST_CASE_METHOD(fixture, "a run ends with lessons drawn from its evidence") {
+  auto out = run(options(40), started_log()); // the whole 5 x 3 space
+  REQUIRE(out.summary);
+  auto h = rebuild(out.log);
+  REQUIRE(h);
+  // a=4 is best (median 4.17x against 3.17x for a=3); b's values are too
+  // close to call; a=5 always fails its check.
+  REQUIRE(h->learnings.size() == 2);
+  CHECK_THAT(h->learnings[0].text, Catch::StartsWith("**tiled / a**: `4`"));
+  CHECK(h->learnings[0].evidence.size() == 4);
+  CHECK_THAT(h->learnings[1].text,
+             Catch::StartsWith("**failures**: 3 of 15 candidates failed"));
+  auto doc = persistence::file_tree{*out.store}.get("/learning.md");
+  REQUIRE(doc);
+  CHECK_THAT(*doc, Catch::Contains("L0001"));
+  CHECK_THAT(*doc, Catch::Contains("L0002"));
 }
 
 TEST_CASE_METHOD(fixture, "a resumed run evaluates the unfinished candidate "

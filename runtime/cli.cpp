@@ -18,12 +18,15 @@ commands:
   resume RUN_DIR    continue a stopped or crashed run from its log
   status RUN_DIR    show a run's progress and best kernel
   tasks             list the tasks, or show one (tasks show NAME)
+  history RUN_DIR   print the run's event log (--since N, --json)
+  fs SUB RUN_DIR    browse the run's files: ls, cat, log, export
+  fsck RUN_DIR      check the run's store for consistency
   devices           list this machine's CPU and GPUs (--check runs a kernel)
   help [COMMAND]    show this help, or a command's help
 
 Every command takes -h/--help. Exit codes: 0 ok, 1 run failed, 2 usage error,
-3 invalid configuration or task, 4 bad run directory or store, 130
-interrupted (resumable). See docs/cli.md.
+3 invalid configuration or task, 4 bad run directory or store, 5 store
+inconsistent (fsck), 130 interrupted (resumable). See docs/cli.md.
 )";
 
 } // namespace
@@ -93,6 +96,12 @@ exit_code run_cli(const std::vector<std::string>& args, std::ostream& out) {
     return cmd_tasks(rest, out);
   if (cmd == "devices")
     return cmd_devices(rest, out);
+  if (cmd == "fs")
+    return cmd_fs(rest, out);
+  if (cmd == "history")
+    return cmd_history(rest, out);
+  if (cmd == "fsck")
+    return cmd_fsck(rest, out);
   return usage_error(out, "unknown command '" + cmd + "'", "");
 }
 

@@ -42,9 +42,10 @@ exit_code cmd_resume(const std::vector<std::string>& args, std::ostream& out) {
   auto store = open_run_store(dir->store_dir(), 0, false);
   if (!store)
     return fail(store.error());
-  auto history = read_history(**store);
-  if (!history)
-    return fail(history.error());
+  auto writer = open_run_writer(**store);
+  if (!writer)
+    return fail(writer.error());
+  const auto* history = &(*writer)->history();
   if (!history->started)
     return fail(make_error(error::invalid_run_dir,
       "run directory '" + dir->path().string()
@@ -67,14 +68,11 @@ exit_code cmd_resume(const std::vector<std::string>& args, std::ostream& out) {
   out << "resuming run " << dir->id() << " after event " << r.last_seq << ": "
       << history->evaluations << " evaluations kept, " << r.unfinished
       << " submitted candidate(s) to evaluate first\n";
-  auto seq = append_event(**store, event_kind::run_resumed, wire::encode(r));
+  auto seq = commit_event(**writer, event_kind::run_resumed, wire::encode(r));
   if (!seq)
     return fail(seq.error());
-  history = read_history(**store);
-  if (!history)
-    return fail(history.error());
   auto task = history->start.spec;
-  return run_session(*dir, {*cfg, task, *store, std::move(*history)}, out);
+  return run_session(*dir, {*cfg, task, *store, *writer}, out);
 }
 
 } // namespace eat

@@ -64,14 +64,15 @@ exit_code cmd_run(const std::vector<std::string>& args, std::ostream& out) {
   auto store = open_run_store(dir->store_dir(), cfg->store.map_size_mib, false);
   if (!store)
     return fail(store.error());
-  auto seq = append_event(**store, event_kind::run_started,
-    wire::encode(start_event(*cfg, *dir, *task)));
+  auto writer = open_run_writer(**store);
+  if (!writer)
+    return fail(writer.error());
+  auto seq = commit_event(**writer, event_kind::run_started,
+                          wire::encode(start_event(*cfg, *dir, *task)),
+                          {{"/config.toml", cfg->text, "operator"}});
   if (!seq)
     return fail(seq.error());
-  auto history = read_history(**store);
-  if (!history)
-    return fail(history.error());
-  return run_session(*dir, {*cfg, *task, *store, std::move(*history)}, out);
+  return run_session(*dir, {*cfg, *task, *store, *writer}, out);
 }
 
 } // namespace eat

@@ -46,7 +46,8 @@ void print_status(
     out << "best: none passed yet\n";
     return;
   }
-  auto report = final_report(s, dir + "/best_kernel.cpp");
+  auto report = final_report(s, dir + "/best_kernel.cpp (and /teams/" + s.best_team
+                                 + "/best_kernel.cpp in 'eat fs')");
   out << report.substr(report.find("best speedup"));
 }
 
@@ -67,11 +68,7 @@ exit_code cmd_status(const std::vector<std::string>& args, std::ostream& out) {
     out << "eat: " << render(err) << "\n";
     return exit_code_for(err);
   };
-  std::error_code ec;
-  if (!std::filesystem::is_directory(std::filesystem::path{dir} / "store", ec))
-    return fail(make_error(
-      error::invalid_run_dir, "'" + dir + "' is not a run directory"));
-  auto store = open_run_store(std::filesystem::path{dir} / "store", 0, true);
+  auto store = open_run_store_dir(dir);
   if (!store)
     return fail(store.error());
   auto h = read_history(**store);

@@ -18,6 +18,8 @@ enum class exit_code : int {
   invalid_input = 3,
   /// The run directory or its store is missing, in use, or unreadable.
   bad_run_dir = 4,
+  /// `eat fsck` found the store inconsistent.
+  inconsistent = 5,
   /// The run was interrupted (SIGINT/SIGTERM); `eat resume` continues it.
   interrupted = 130,
 };

@@ -108,7 +108,7 @@ supervisor_options supervisor_options_of(
 void print_header(std::ostream& out, const run_dir& dir,
   const session_inputs& in,
   const std::vector<std::shared_ptr<devices::device>>& devs) {
-  const auto& h = in.history;
+  const auto& h = in.writer->history();
   out << "run " << dir.id() << ": task " << in.task.name << " ("
       << in.task.workloads.size() << " workloads), " << in.cfg.supervisor.teams
       << " team(s) x " << in.cfg.supervisor.agents_per_team
@@ -150,15 +150,18 @@ exit_code run_session(
   caf::actor_system_config sys_cfg;
   configure_actor_system(sys_cfg);
   caf::actor_system sys{sys_cfg};
-  auto store = sys.spawn<caf::detached>(store_server, in.store);
+  auto store = sys.spawn<caf::detached>(store_server, in.store, in.writer);
+  const auto& history = in.writer->history();
   supervisor_links links;
   links.store = store;
-  for (auto& d : *devs)
+  for (auto& d : *devs) {
     links.devices.push_back(sys.spawn<caf::detached>(device_server, d));
+    links.device_names.push_back(d->description());
+  }
   links.listener = sys.spawn(
-    progress_printer, &out, in.history.evaluations, in.cfg.run.max_evaluations);
+    progress_printer, &out, history.evaluations, in.cfg.run.max_evaluations);
   auto sup = sys.spawn(
-    supervisor, supervisor_options_of(in.cfg, in.task), links, in.history);
+    supervisor, supervisor_options_of(in.cfg, in.task), links, history);
   exit_code result = exit_code::failed;
   {
     signal_watcher watcher{sup};

@@ -11,7 +11,7 @@
 #include <ostream>
 
 #include "actors/protocol/task.hpp"
-#include "persistence/run_history.hpp"
+#include "persistence/run_writer.hpp"
 #include "persistence/store.hpp"
 #include "runtime/config.hpp"
 #include "runtime/exit_codes.hpp"
@@ -19,12 +19,13 @@
 
 namespace eat {
 
-/// Everything a session needs; `history` holds at least run_started.
+/// Everything a session needs; the writer's history holds at least
+/// run_started.
 struct session_inputs {
   config cfg;
   task_spec task;
   std::shared_ptr<persistence::store> store;
-  run_history history;
+  std::shared_ptr<persistence::run_writer> writer;
 };
 
 /// Runs the session to its end; progress and report go to `out`.

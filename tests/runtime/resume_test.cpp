@@ -95,6 +95,14 @@ TEST_CASE("eat resume finishes a run killed with SIGKILL, keeping every "
     REQUIRE(WIFSIGNALED(status));
     CHECK(WTERMSIG(status) == SIGKILL);
   }
+  // The store a killed run leaves behind is consistent.
+  {
+    test::child_process fsck{EAT_BINARY, {"fsck", run_dir.string()}};
+    std::string checked;
+    auto status = fsck.finish(checked);
+    INFO(checked);
+    CHECK(WEXITSTATUS(status) == 0);
+  }
   auto before = read_log(run_dir);
   auto done_before
     = bodies<eval_result>(before, event_kind::evaluation_finished);
@@ -132,6 +140,11 @@ TEST_CASE("eat resume finishes a run killed with SIGKILL, keeping every "
   CHECK(submitted == evaluated);
   CHECK(bodies<run_resumed>(after, event_kind::run_resumed).size() == 1);
   CHECK(after.back().kind == event_kind::run_finished);
+
+  test::child_process fsck{EAT_BINARY, {"fsck", run_dir.string()}};
+  std::string checked;
+  CHECK(WEXITSTATUS(fsck.finish(checked)) == 0);
+  CHECK_THAT(checked, Catch::EndsWith("consistent\n"));
 
   test::child_process show{EAT_BINARY, {"status", run_dir.string()}};
   std::string shown;

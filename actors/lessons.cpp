@@ -27,8 +27,9 @@ std::string fixed(double x) {
   return buf;
 }
 
-/// The lesson on one parameter, if one value is clearly best: at least two
-/// passed candidates, and a median 1.25 times the runner-up's.
+/// The lesson on one parameter, if one value is clearly best: at least three
+/// passed candidates with it and two with the runner-up, and a median 1.25
+/// times the runner-up's.
 std::optional<learning_entry> parameter_lesson(const std::string& family,
                                                const std::string& param,
                                                const groups& g) {
@@ -36,7 +37,8 @@ std::optional<learning_entry> parameter_lesson(const std::string& family,
   for (const auto& [value, xs] : g)
     ranked.emplace_back(median(xs), value);
   std::sort(ranked.rbegin(), ranked.rend());
-  if (ranked.size() < 2 || g.at(ranked[0].second).size() < 2
+  if (ranked.size() < 2 || g.at(ranked[0].second).size() < 3
+      || g.at(ranked[1].second).size() < 2
       || ranked[0].first < 1.25 * ranked[1].first)
     return std::nullopt;
   const auto& best = g.at(ranked[0].second);
@@ -132,7 +134,6 @@ derive_lessons(const std::vector<scored_candidate>& scored,
     std::snprintf(id, sizeof(id), "L%04zu", ++next);
     e.id = id;
     e.author = learning_author::supervisor;
-    e.author_name = "supervisor";
     if (old != current.end())
       e.supersedes = old->second->id;
     out.push_back(std::move(e));

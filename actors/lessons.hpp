@@ -1,6 +1,7 @@
 // Lessons the supervisor draws from the evidence at the end of a run, for
 // the learning document: which value of each template parameter is clearly
-// best (by median speedup of the passed candidates), and how candidates
+// best (by median speedup of the passed candidates, with at least three
+// candidates for it and two for the runner-up), and how candidates
 // failed. Each lesson cites the candidates that support it and supersedes
 // the earlier lesson on the same subject. Pure functions; any thread.
 

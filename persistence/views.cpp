@@ -10,6 +10,8 @@ std::string run_record(const run_history& h) {
   run_view v;
   v.run_id = h.start.run_id;
   v.task = h.start.task;
+  v.seed = h.start.seed;
+  v.max_evaluations = h.start.max_evaluations;
   v.last_seq = h.last_seq;
   v.evaluations = h.evaluations;
   v.passed = h.passed;
@@ -22,6 +24,8 @@ std::string run_record(const run_history& h) {
   v.best_candidate = h.best_candidate;
   v.best_speedup = h.best_speedup;
   v.finished = h.finished;
+  if (h.finished)
+    v.stop_reason = h.last_summary.reason;
   return wire::encode(v);
 }
 

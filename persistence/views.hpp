@@ -30,6 +30,8 @@ namespace eat {
 struct run_view {
   std::string run_id;
   std::string task;
+  uint64_t seed = 0;
+  uint64_t max_evaluations = 0;
   uint64_t last_seq = 0;
   uint64_t evaluations = 0;
   uint64_t passed = 0;
@@ -41,10 +43,12 @@ struct run_view {
   std::string best_candidate;
   double best_speedup = 0;
   bool finished = false;
+  /// Why the run stopped, when `finished`.
+  std::string stop_reason;
 };
-EAT_DESCRIBE(run_view, run_id, task, last_seq, evaluations, passed, tokens,
-             teams, active_teams, learnings, resumes, best_candidate,
-             best_speedup, finished)
+EAT_DESCRIBE(run_view, run_id, task, seed, max_evaluations, last_seq,
+             evaluations, passed, tokens, teams, active_teams, learnings,
+             resumes, best_candidate, best_speedup, finished, stop_reason)
 
 /// One team.
 struct team_view {

@@ -1,5 +1,7 @@
 #include "runtime/cli.hpp"
 
+#include <cstdlib>
+
 #include "actors/protocol/error.hpp"
 
 namespace eat {
@@ -55,6 +57,45 @@ caf::expected<parsed_args> parse_args(const std::vector<std::string>& args,
     }
   }
   return out;
+}
+
+std::variant<parsed_args, exit_code>
+parse_command(const std::vector<std::string>& args,
+              const command_syntax& syntax, std::ostream& out) {
+  auto parsed = parse_args(args, syntax.with_value, syntax.flags);
+  if (!parsed)
+    return usage_error(out, render(parsed.error()), syntax.name);
+  if (parsed->help) {
+    out << syntax.help;
+    return exit_code::ok;
+  }
+  auto n = parsed->positional.size();
+  if (n < syntax.min_positional || n > syntax.max_positional)
+    return usage_error(out,
+                       std::string{syntax.name} + " takes "
+                         + syntax.positional_what,
+                       syntax.name);
+  return std::move(*parsed);
+}
+
+caf::expected<uint64_t> positive_option(const parsed_args& args,
+                                        const std::string& name,
+                                        uint64_t fallback) {
+  auto i = args.options.find(name);
+  if (i == args.options.end())
+    return fallback;
+  char* end = nullptr;
+  auto value = std::strtoull(i->second.c_str(), &end, 10);
+  if (i->second.empty() || i->second[0] == '-' || *end != '\0' || value == 0)
+    return make_error(error::invalid_arguments,
+                      "--" + name + " expects a positive integer, got '"
+                        + i->second + "'");
+  return value;
+}
+
+exit_code report(std::ostream& out, const caf::error& err) {
+  out << "eat: " << render(err) << "\n";
+  return exit_code_for(err);
 }
 
 exit_code usage_error(

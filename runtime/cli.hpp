@@ -8,6 +8,7 @@
 #include <ostream>
 #include <set>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include <caf/expected.hpp>
@@ -29,6 +30,37 @@ struct parsed_args {
 caf::expected<parsed_args> parse_args(const std::vector<std::string>& args,
                                       const std::set<std::string>& with_value,
                                       const std::set<std::string>& flags = {});
+
+/// What a command accepts, for parse_command.
+struct command_syntax {
+  /// The command's name, e.g. "fsck".
+  const char* name;
+  /// The text --help prints.
+  const char* help;
+  /// Options that take a value (--name VALUE) and flags (--name).
+  std::set<std::string> with_value = {};
+  std::set<std::string> flags = {};
+  /// How many positional arguments it takes, and how to say so.
+  size_t min_positional = 0;
+  size_t max_positional = 0;
+  const char* positional_what = "no arguments";
+};
+
+/// Parses a command's arguments. Returns the exit code to return at once
+/// after printing the help (ok) or a usage error (usage), else the
+/// arguments.
+std::variant<parsed_args, exit_code>
+parse_command(const std::vector<std::string>& args,
+              const command_syntax& syntax, std::ostream& out);
+
+/// The value of option `name` as a positive integer, `fallback` when absent;
+/// invalid_arguments naming the option otherwise.
+caf::expected<uint64_t> positive_option(const parsed_args& args,
+                                        const std::string& name,
+                                        uint64_t fallback);
+
+/// Prints "eat: <what>" for `err` and returns the exit code for it.
+exit_code report(std::ostream& out, const caf::error& err);
 
 /// Runs `eat ARGS...` (without the program name).
 exit_code run_cli(const std::vector<std::string>& args, std::ostream& out);

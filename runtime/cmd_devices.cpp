@@ -57,16 +57,10 @@ bool show(std::ostream& out, const std::string& backend,
 } // namespace
 
 exit_code cmd_devices(const std::vector<std::string>& args, std::ostream& out) {
-  auto parsed = parse_args(args, {}, {"check"});
-  if (!parsed)
-    return usage_error(out, render(parsed.error()), "devices");
-  if (parsed->help) {
-    out << help;
-    return exit_code::ok;
-  }
-  if (!parsed->positional.empty())
-    return usage_error(out, "devices takes no arguments", "devices");
-  bool check = parsed->options.count("check") > 0;
+  auto parsed = parse_command(args, {"devices", help, {}, {"check"}}, out);
+  if (auto* code = std::get_if<exit_code>(&parsed))
+    return *code;
+  bool check = std::get<parsed_args>(parsed).options.count("check") > 0;
   out << "cpu: " << devices::cpu_model() << ", "
       << std::thread::hardware_concurrency() << " core(s) online\n";
   bool ok = show(out, "cuda", devices::probe_cuda(), check, devices::check_cuda);

@@ -38,10 +38,8 @@ std::string when(int64_t unix_ms) {
 exit_code fs_ls(persistence::file_tree& files, const std::string& dir,
                 std::ostream& out) {
   auto entries = files.list(dir);
-  if (!entries) {
-    out << "eat: " << render(entries.error()) << "\n";
-    return exit_code_for(entries.error());
-  }
+  if (!entries)
+    return report(out, entries.error());
   for (const auto& e : *entries)
     if (e.is_dir)
       out << e.name << "/\n";
@@ -53,10 +51,8 @@ exit_code fs_ls(persistence::file_tree& files, const std::string& dir,
 exit_code fs_log(persistence::file_tree& files, const std::string& path,
                  std::ostream& out) {
   auto versions = files.log(path);
-  if (!versions) {
-    out << "eat: " << render(versions.error()) << "\n";
-    return exit_code_for(versions.error());
-  }
+  if (!versions)
+    return report(out, versions.error());
   for (const auto& v : *versions)
     out << "v" << v.version << "  " << when(v.unix_ms) << " UTC  " << v.size
         << " bytes  by " << (v.author.empty() ? "?" : v.author) << "  sha256 "
@@ -64,22 +60,14 @@ exit_code fs_log(persistence::file_tree& files, const std::string& path,
   return exit_code::ok;
 }
 
-exit_code fs_cat(persistence::file_tree& files, const std::string& path,
-                 const std::string& version, std::ostream& out) {
-  uint64_t v = 0;
-  if (!version.empty()) {
-    char* end = nullptr;
-    v = std::strtoull(version.c_str(), &end, 10);
-    if (end == version.c_str() || *end != '\0' || v == 0)
-      return usage_error(out, "--version expects a positive integer, got '"
-                                + version + "'",
-                         "fs");
-  }
-  auto bytes = files.get(path, v);
-  if (!bytes) {
-    out << "eat: " << render(bytes.error()) << "\n";
-    return exit_code_for(bytes.error());
-  }
+exit_code fs_cat(persistence::file_tree& files, const parsed_args& a,
+                 std::ostream& out) {
+  auto version = positive_option(a, "version", 0);
+  if (!version)
+    return usage_error(out, render(version.error()), "fs");
+  auto bytes = files.get(a.positional[2], *version);
+  if (!bytes)
+    return report(out, bytes.error());
   out << *bytes;
   return exit_code::ok;
 }
@@ -87,10 +75,8 @@ exit_code fs_cat(persistence::file_tree& files, const std::string& path,
 exit_code fs_export(persistence::file_tree& files, const std::string& dir,
                     std::ostream& out) {
   auto n = persistence::export_tree(files, dir);
-  if (!n) {
-    out << "eat: " << render(n.error()) << "\n";
-    return exit_code_for(n.error());
-  }
+  if (!n)
+    return report(out, n.error());
   out << "exported " << *n << " files to " << dir << "\n";
   return exit_code::ok;
 }
@@ -98,16 +84,13 @@ exit_code fs_export(persistence::file_tree& files, const std::string& dir,
 } // namespace
 
 exit_code cmd_fs(const std::vector<std::string>& args, std::ostream& out) {
-  auto parsed = parse_args(args, {"version"});
-  if (!parsed)
-    return usage_error(out, render(parsed.error()), "fs");
-  if (parsed->help) {
-    out << help;
-    return exit_code::ok;
-  }
-  const auto& pos = parsed->positional;
-  if (pos.size() < 2)
-    return usage_error(out, "fs needs a subcommand and a RUN_DIR", "fs");
+  auto parsed = parse_command(
+    args, {"fs", help, {"version"}, {}, 2, 3, "a subcommand and a RUN_DIR"},
+    out);
+  if (auto* code = std::get_if<exit_code>(&parsed))
+    return *code;
+  auto& a = std::get<parsed_args>(parsed);
+  const auto& pos = a.positional;
   const auto& sub = pos[0];
   auto arity_ok = (sub == "ls" && pos.size() <= 3)
                   || ((sub == "cat" || sub == "log" || sub == "export")
@@ -115,17 +98,15 @@ exit_code cmd_fs(const std::vector<std::string>& args, std::ostream& out) {
   if (!arity_ok)
     return usage_error(out, "wrong arguments for 'fs " + sub + "'", "fs");
   auto store = open_run_store_dir(pos[1]);
-  if (!store) {
-    out << "eat: " << render(store.error()) << "\n";
-    return exit_code_for(store.error());
-  }
+  if (!store)
+    return report(out, store.error());
   persistence::file_tree files{**store};
   if (sub == "ls")
     return fs_ls(files, pos.size() == 3 ? pos[2] : "/", out);
   if (sub == "log")
     return fs_log(files, pos[2], out);
   if (sub == "cat")
-    return fs_cat(files, pos[2], parsed->options["version"], out);
+    return fs_cat(files, a, out);
   return fs_export(files, pos[2], out);
 }
 

@@ -1,7 +1,5 @@
 // `eat history RUN_DIR [--since N] [--json]`: the run's event log.
 
-#include <cstdlib>
-
 #include "actors/protocol/json.hpp"
 #include "persistence/event_log.hpp"
 #include "runtime/cli.hpp"
@@ -24,45 +22,31 @@ body decoded (docs/wire-format.md), for other tools.
 
 exit_code cmd_history(const std::vector<std::string>& args,
                       std::ostream& out) {
-  auto parsed = parse_args(args, {"since"}, {"json"});
-  if (!parsed)
-    return usage_error(out, render(parsed.error()), "history");
-  if (parsed->help) {
-    out << help;
-    return exit_code::ok;
-  }
-  if (parsed->positional.size() != 1)
-    return usage_error(out, "history takes exactly one RUN_DIR", "history");
-  uint64_t since = 1;
-  if (auto s = parsed->options.find("since"); s != parsed->options.end()) {
-    char* end = nullptr;
-    since = std::strtoull(s->second.c_str(), &end, 10);
-    if (end == s->second.c_str() || *end != '\0' || since == 0)
-      return usage_error(out, "--since expects a positive integer, got '"
-                                + s->second + "'",
-                         "history");
-  }
-  auto store = open_run_store_dir(parsed->positional[0]);
-  if (!store) {
-    out << "eat: " << render(store.error()) << "\n";
-    return exit_code_for(store.error());
-  }
-  auto events = persistence::event_log{**store}.read(since);
-  if (!events) {
-    out << "eat: " << render(events.error()) << "\n";
-    return exit_code_for(events.error());
-  }
-  auto json = parsed->options.count("json") > 0;
+  auto parsed = parse_command(args,
+                              {"history", help, {"since"}, {"json"}, 1, 1,
+                               "exactly one RUN_DIR"},
+                              out);
+  if (auto* code = std::get_if<exit_code>(&parsed))
+    return *code;
+  auto& a = std::get<parsed_args>(parsed);
+  auto since = positive_option(a, "since", 1);
+  if (!since)
+    return usage_error(out, render(since.error()), "history");
+  auto store = open_run_store_dir(a.positional[0]);
+  if (!store)
+    return report(out, store.error());
+  auto events = persistence::event_log{**store}.read(*since);
+  if (!events)
+    return report(out, events.error());
+  auto json = a.options.count("json") > 0;
   for (const auto& e : *events) {
     if (!json) {
       out << event_summary(e) << "\n";
       continue;
     }
     auto line = wire::event_to_json(e);
-    if (!line) {
-      out << "eat: " << render(line.error()) << "\n";
-      return exit_code_for(line.error());
-    }
+    if (!line)
+      return report(out, line.error());
     out << *line << "\n";
   }
   return exit_code::ok;

@@ -23,20 +23,13 @@ report.
 } // namespace
 
 exit_code cmd_resume(const std::vector<std::string>& args, std::ostream& out) {
-  auto parsed = parse_args(args, {});
-  if (!parsed)
-    return usage_error(out, render(parsed.error()), "resume");
-  if (parsed->help) {
-    out << help;
-    return exit_code::ok;
-  }
-  if (parsed->positional.size() != 1)
-    return usage_error(out, "resume takes exactly one RUN_DIR", "resume");
-  auto fail = [&](const caf::error& err) {
-    out << "eat: " << render(err) << "\n";
-    return exit_code_for(err);
-  };
-  auto dir = run_dir::open(parsed->positional[0]);
+  auto parsed = parse_command(
+    args, {"resume", help, {}, {}, 1, 1, "exactly one RUN_DIR"}, out);
+  if (auto* code = std::get_if<exit_code>(&parsed))
+    return *code;
+  auto& a = std::get<parsed_args>(parsed);
+  auto fail = [&](const caf::error& err) { return report(out, err); };
+  auto dir = run_dir::open(a.positional[0]);
   if (!dir)
     return fail(dir.error());
   auto store = open_run_store(dir->store_dir(), 0, false);

@@ -38,27 +38,20 @@ run_started start_event(
 } // namespace
 
 exit_code cmd_run(const std::vector<std::string>& args, std::ostream& out) {
-  auto parsed = parse_args(args, {"run-dir"});
-  if (!parsed)
-    return usage_error(out, render(parsed.error()), "run");
-  if (parsed->help) {
-    out << help;
-    return exit_code::ok;
-  }
-  if (parsed->positional.size() != 1)
-    return usage_error(out, "run takes exactly one CONFIG file", "run");
-  auto fail = [&](const caf::error& err) {
-    out << "eat: " << render(err) << "\n";
-    return exit_code_for(err);
-  };
-  auto cfg = load_config(parsed->positional[0]);
+  auto parsed = parse_command(
+    args, {"run", help, {"run-dir"}, {}, 1, 1, "exactly one CONFIG file"}, out);
+  if (auto* code = std::get_if<exit_code>(&parsed))
+    return *code;
+  auto& a = std::get<parsed_args>(parsed);
+  auto fail = [&](const caf::error& err) { return report(out, err); };
+  auto cfg = load_config(a.positional[0]);
   if (!cfg)
     return fail(cfg.error());
   auto task = load_task(cfg->run.tasks_dir, cfg->run.task);
   if (!task)
     return fail(task.error());
   auto dir = run_dir::create(
-    cfg->run.root, cfg->run.name, cfg->text, parsed->options["run-dir"]);
+    cfg->run.root, cfg->run.name, cfg->text, a.options["run-dir"]);
   if (!dir)
     return fail(dir.error());
   auto store = open_run_store(dir->store_dir(), cfg->store.map_size_mib, false);

@@ -111,20 +111,13 @@ void print_status(std::ostream& out, const std::string& dir, const views& v,
 } // namespace
 
 exit_code cmd_status(const std::vector<std::string>& args, std::ostream& out) {
-  auto parsed = parse_args(args, {});
-  if (!parsed)
-    return usage_error(out, render(parsed.error()), "status");
-  if (parsed->help) {
-    out << help;
-    return exit_code::ok;
-  }
-  if (parsed->positional.size() != 1)
-    return usage_error(out, "status takes exactly one RUN_DIR", "status");
-  const auto& dir = parsed->positional[0];
-  auto fail = [&](const caf::error& err) {
-    out << "eat: " << render(err) << "\n";
-    return exit_code_for(err);
-  };
+  auto parsed = parse_command(
+    args, {"status", help, {}, {}, 1, 1, "exactly one RUN_DIR"}, out);
+  if (auto* code = std::get_if<exit_code>(&parsed))
+    return *code;
+  auto& a = std::get<parsed_args>(parsed);
+  auto fail = [&](const caf::error& err) { return report(out, err); };
+  const auto& dir = a.positional[0];
   auto store = open_run_store_dir(dir);
   if (!store)
     return fail(store.error());

@@ -52,21 +52,18 @@ void show(std::ostream& out, const task_spec& t) {
 } // namespace
 
 exit_code cmd_tasks(const std::vector<std::string>& args, std::ostream& out) {
-  auto parsed = parse_args(args, {"tasks-dir"});
-  if (!parsed)
-    return usage_error(out, render(parsed.error()), "tasks");
-  if (parsed->help) {
-    out << help;
-    return exit_code::ok;
-  }
-  auto dir = parsed->options.count("tasks-dir") > 0
-               ? std::filesystem::path{parsed->options["tasks-dir"]}
+  auto parsed = parse_command(args,
+                              {"tasks", help, {"tasks-dir"}, {}, 0, 2,
+                               "'list' or 'show NAME'"},
+                              out);
+  if (auto* code = std::get_if<exit_code>(&parsed))
+    return *code;
+  auto& a = std::get<parsed_args>(parsed);
+  auto dir = a.options.count("tasks-dir") > 0
+               ? std::filesystem::path{a.options["tasks-dir"]}
                : default_tasks_dir();
-  const auto& pos = parsed->positional;
-  auto fail = [&](const caf::error& err) {
-    out << "eat: " << render(err) << "\n";
-    return exit_code_for(err);
-  };
+  const auto& pos = a.positional;
+  auto fail = [&](const caf::error& err) { return report(out, err); };
   if (pos.empty() || (pos[0] == "list" && pos.size() == 1)) {
     auto names = list_tasks(dir);
     if (!names)

@@ -13,8 +13,6 @@
 #include <algorithm>
 #include <set>
 
-#include <filesystem>
-
 #include "actors/protocol/wire.hpp"
 #include "actors/store_server.hpp"
 #include "actors/supervisor.hpp"
@@ -22,6 +20,7 @@
 #include "persistence/fsck.hpp"
 #include "runtime/system_setup.hpp"
 #include "tests/actors/protocol/samples.hpp"
+#include "tests/support/temp_dir.hpp"
 
 using namespace eat;
 
@@ -103,15 +102,12 @@ struct fixture {
 
   /// A fresh store under a temporary directory holding `log`.
   struct temp_store {
-    std::filesystem::path dir;
+    test::temp_dir dir;
     std::shared_ptr<persistence::store> store;
     std::shared_ptr<persistence::run_writer> writer;
 
     explicit temp_store(std::vector<event> log) {
-      auto tmpl = (std::filesystem::temp_directory_path() / "eat-actors-XXXXXX")
-                    .string();
-      dir = ::mkdtemp(tmpl.data());
-      auto s = persistence::store::open(dir);
+      auto s = persistence::store::open(dir.path());
       REQUIRE(s);
       store = std::move(*s);
       auto w = persistence::run_writer::open(*store);
@@ -123,10 +119,8 @@ struct fixture {
       }
     }
     ~temp_store() {
-      writer.reset();
+      writer.reset(); // close the store before its directory goes
       store.reset();
-      std::error_code ec;
-      std::filesystem::remove_all(dir, ec);
     }
   };
 

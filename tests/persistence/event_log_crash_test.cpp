@@ -20,7 +20,7 @@
 #include "persistence/event_log.hpp"
 #include "persistence/store.hpp"
 #include "tests/persistence/child_process.hpp"
-#include "tests/persistence/temp_dir.hpp"
+#include "tests/support/temp_dir.hpp"
 #include "tests/persistence/value_of.hpp"
 
 namespace fs = std::filesystem;

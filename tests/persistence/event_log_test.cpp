@@ -13,7 +13,7 @@
 #include "persistence/keys.hpp"
 #include "persistence/store.hpp"
 #include "tests/persistence/raw_lmdb.hpp"
-#include "tests/persistence/temp_dir.hpp"
+#include "tests/support/temp_dir.hpp"
 #include "tests/persistence/value_of.hpp"
 
 using eat::event;

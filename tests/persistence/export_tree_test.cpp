@@ -17,7 +17,7 @@
 #include "persistence/fs_path.hpp"
 #include "persistence/store.hpp"
 #include "tests/persistence/raw_lmdb.hpp"
-#include "tests/persistence/temp_dir.hpp"
+#include "tests/support/temp_dir.hpp"
 #include "tests/persistence/value_of.hpp"
 
 namespace fs = std::filesystem;

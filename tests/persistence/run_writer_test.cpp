@@ -17,7 +17,7 @@
 #include "persistence/run_writer.hpp"
 #include "persistence/views.hpp"
 #include "tests/persistence/child_process.hpp"
-#include "tests/persistence/temp_dir.hpp"
+#include "tests/support/temp_dir.hpp"
 
 using namespace eat;
 using namespace eat::persistence;

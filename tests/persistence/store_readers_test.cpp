@@ -8,7 +8,7 @@
 #include "persistence/store.hpp"
 #include "tests/persistence/child_process.hpp"
 #include "tests/persistence/raw_lmdb.hpp"
-#include "tests/persistence/temp_dir.hpp"
+#include "tests/support/temp_dir.hpp"
 #include "tests/persistence/value_of.hpp"
 
 namespace fs = std::filesystem;

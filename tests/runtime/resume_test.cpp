@@ -11,6 +11,7 @@
 
 #include <sys/wait.h>
 
+#include "tests/support/temp_dir.hpp"
 #include "actors/protocol/candidate.hpp"
 #include "actors/protocol/progress.hpp"
 #include "actors/protocol/result.hpp"
@@ -26,17 +27,6 @@ namespace {
 
 constexpr uint64_t evaluations = 6;
 
-struct temp_dir {
-  fs::path path;
-  temp_dir() {
-    auto tmpl = (fs::temp_directory_path() / "eat-resume-XXXXXX").string();
-    path = ::mkdtemp(tmpl.data());
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
 
 fs::path write_config(const fs::path& dir) {
   auto file = dir / "config.toml";
@@ -77,9 +67,9 @@ std::vector<T> bodies(const std::vector<event>& log, event_kind kind) {
 
 TEST_CASE("eat resume finishes a run killed with SIGKILL, keeping every "
           "committed evaluation and repeating none") {
-  temp_dir tmp;
-  auto config = write_config(tmp.path);
-  auto run_dir = tmp.path / "run";
+  test::temp_dir tmp;
+  auto config = write_config(tmp.path());
+  auto run_dir = tmp.path() / "run";
   // Kill `eat run` right after it reports its second evaluation.
   {
     test::child_process run{
@@ -154,9 +144,9 @@ TEST_CASE("eat resume finishes a run killed with SIGKILL, keeping every "
 }
 
 TEST_CASE("a run directory cannot be resumed while a process holds it") {
-  temp_dir tmp;
-  auto config = write_config(tmp.path);
-  auto run_dir = tmp.path / "run";
+  test::temp_dir tmp;
+  auto config = write_config(tmp.path());
+  auto run_dir = tmp.path() / "run";
   test::child_process run{
     EAT_BINARY, {"run", config.string(), "--run-dir", run_dir.string()}};
   std::string line;

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "tests/support/temp_dir.hpp"
 #include "actors/protocol/error.hpp"
 #include "runtime/run_dir.hpp"
 
@@ -15,17 +16,6 @@ using namespace eat;
 
 namespace {
 
-struct temp_dir {
-  fs::path path;
-  temp_dir() {
-    auto tmpl = (fs::temp_directory_path() / "eat-run-dir-XXXXXX").string();
-    path = ::mkdtemp(tmpl.data());
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
 
 std::string read(const fs::path& file) {
   std::ifstream in{file};
@@ -38,10 +28,10 @@ std::string read(const fs::path& file) {
 
 TEST_CASE("a new run directory holds the configuration, a store and a work "
           "folder") {
-  temp_dir tmp;
-  auto dir = run_dir::create(tmp.path, "demo", "[run]\ntask = \"sgemm\"\n");
+  test::temp_dir tmp;
+  auto dir = run_dir::create(tmp.path(), "demo", "[run]\ntask = \"sgemm\"\n");
   REQUIRE(dir);
-  CHECK(dir->path().parent_path() == tmp.path);
+  CHECK(dir->path().parent_path() == tmp.path());
   CHECK(dir->id().rfind("demo-", 0) == 0);
   CHECK(read(dir->path() / "config.toml") == "[run]\ntask = \"sgemm\"\n");
   CHECK(fs::is_directory(dir->store_dir()));
@@ -50,43 +40,43 @@ TEST_CASE("a new run directory holds the configuration, a store and a work "
 }
 
 TEST_CASE("two runs started in the same second get different directories") {
-  temp_dir tmp;
-  auto a = run_dir::create(tmp.path, "demo", "");
-  auto b = run_dir::create(tmp.path, "demo", "");
+  test::temp_dir tmp;
+  auto a = run_dir::create(tmp.path(), "demo", "");
+  auto b = run_dir::create(tmp.path(), "demo", "");
   REQUIRE(a);
   REQUIRE(b);
   CHECK(a->path() != b->path());
 }
 
 TEST_CASE("a directory that holds a run is not started again") {
-  temp_dir tmp;
-  auto first = run_dir::create(tmp.path, "demo", "", tmp.path / "run");
+  test::temp_dir tmp;
+  auto first = run_dir::create(tmp.path(), "demo", "", tmp.path() / "run");
   REQUIRE(first);
   first = caf::error{}; // releases the lock
-  auto again = run_dir::create(tmp.path, "demo", "", tmp.path / "run");
+  auto again = run_dir::create(tmp.path(), "demo", "", tmp.path() / "run");
   REQUIRE(!again);
   CHECK_THAT(render(again.error()), Catch::Contains("already holds a run"));
   CHECK_THAT(render(again.error()), Catch::Contains("eat resume"));
 }
 
 TEST_CASE("only one holder of a run directory at a time") {
-  temp_dir tmp;
-  auto holder = run_dir::create(tmp.path, "demo", "", tmp.path / "run");
+  test::temp_dir tmp;
+  auto holder = run_dir::create(tmp.path(), "demo", "", tmp.path() / "run");
   REQUIRE(holder);
-  auto second = run_dir::open(tmp.path / "run");
+  auto second = run_dir::open(tmp.path() / "run");
   REQUIRE(!second);
   CHECK(code_of(second.error()) == error::invalid_run_dir);
   CHECK_THAT(render(second.error()), Catch::Contains("in use"));
   holder = caf::error{};
-  CHECK(run_dir::open(tmp.path / "run"));
+  CHECK(run_dir::open(tmp.path() / "run"));
 }
 
 TEST_CASE("opening a directory that is not a run says what is missing") {
-  temp_dir tmp;
-  auto missing = run_dir::open(tmp.path / "nope");
+  test::temp_dir tmp;
+  auto missing = run_dir::open(tmp.path() / "nope");
   REQUIRE(!missing);
   CHECK_THAT(render(missing.error()), Catch::Contains("no such directory"));
-  auto plain = run_dir::open(tmp.path);
+  auto plain = run_dir::open(tmp.path());
   REQUIRE(!plain);
   CHECK_THAT(render(plain.error()), Catch::Contains("no store/ folder"));
 }

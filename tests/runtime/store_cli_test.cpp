@@ -13,6 +13,7 @@
 #include "runtime/cli.hpp"
 #include "runtime/run_dir.hpp"
 #include "tests/persistence/raw_lmdb.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace fs = std::filesystem;
 using namespace eat;
@@ -30,13 +31,11 @@ event make(event_kind kind, const T& body) {
 /// A run directory with one team, one evaluated candidate, its files, and
 /// a file written twice.
 struct sample_run {
-  fs::path root;
-  fs::path dir;
+  test::temp_dir tmp;
+  fs::path root = tmp.path();
+  fs::path dir = root / "run";
 
   sample_run() {
-    auto tmpl = (fs::temp_directory_path() / "eat-store-cli-XXXXXX").string();
-    root = ::mkdtemp(tmpl.data());
-    dir = root / "run";
     auto rd = run_dir::create(root, "x", "[run]\n", dir);
     REQUIRE(rd);
     auto s = persistence::store::open(rd->store_dir());
@@ -64,10 +63,6 @@ struct sample_run {
     REQUIRE((*w)->commit({make(event_kind::evaluation_finished, r)},
                          {{"/teams/t1/notes.md", "first notes\n", "t1"},
                           {"/teams/t1/notes.md", "second notes\n", "t1"}}));
-  }
-  ~sample_run() {
-    std::error_code ec;
-    fs::remove_all(root, ec);
   }
 };
 

@@ -10,6 +10,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "tests/support/temp_dir.hpp"
+
 #include "actors/protocol/error.hpp"
 
 namespace fs = std::filesystem;
@@ -43,32 +45,7 @@ std::string replace(
   return text.replace(i, from.size(), to);
 }
 
-/// A fresh directory under the system's temporary directory, removed with
-/// everything in it at the end of its scope.
-class temp_dir {
-public:
-  temp_dir() {
-    auto pattern
-      = (fs::temp_directory_path() / "eat-task-test-XXXXXX").string();
-    REQUIRE(mkdtemp(pattern.data()) != nullptr);
-    path_ = pattern;
-  }
-
-  ~temp_dir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-
-  temp_dir(const temp_dir&) = delete;
-  temp_dir& operator=(const temp_dir&) = delete;
-
-  const fs::path& path() const {
-    return path_;
-  }
-
-private:
-  fs::path path_;
-};
+using eat::test::temp_dir;
 
 /// A temporary tasks directory holding a copy of the tiny_gemm fixture.
 class scratch_tasks {

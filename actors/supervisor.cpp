@@ -5,6 +5,7 @@
 
 #include "actors/artifacts.hpp"
 #include "actors/lessons.hpp"
+#include "actors/protocol/json.hpp"
 #include "actors/protocol/wire.hpp"
 #include "actors/team.hpp"
 
@@ -132,6 +133,7 @@ void spawn_new_teams(supervisor_pointer self) {
                        + std::to_string(st.opts.teams)
                        + ", starting from the task's baseline";
     st.history.teams[h.spawned.team] = h;
+    st.strategies[h.spawned.team] = h.spawned.strategy;
     st.active.insert(h.spawned.team);
   }
   size_t index = 0;
@@ -160,6 +162,50 @@ void resume_teams(supervisor_pointer self) {
     launch(self, id, index++, h);
 }
 
+/// Logs the restructuring of a team on a plateau, then switches its
+/// strategy: "local" teams explore, "explore" and "random" teams climb.
+void restructure(supervisor_pointer self, const std::string& id) {
+  auto& st = self->state;
+  auto& tracker = st.trackers.at(id);
+  auto from = st.strategies[id];
+  auto to = from == "local" ? std::string{"explore"} : std::string{"local"};
+  auto d = tracker.diagnose(id, from, st.opts.task);
+  team_restructured x;
+  x.team = id;
+  x.strategy = to;
+  x.parent = d.best_candidate;
+  x.diagnosis = wire::to_json_value(d);
+  x.reason = "plateau: no improvement in "
+             + std::to_string(d.evaluations_since_improvement)
+             + " evaluations; strategy " + from + " -> " + to;
+  st.restructuring.insert(id);
+  self
+    ->request(st.links.store, caf::infinite, append_atom_v,
+              make_event(event_kind::team_restructured, x))
+    .then(
+      [=](uint64_t) {
+        auto& st = self->state;
+        st.restructuring.erase(id);
+        st.strategies[id] = to;
+        st.trackers.at(id).reset_window();
+        if (auto t = st.teams.find(id); t != st.teams.end())
+          self->send(t->second, restructure_atom_v, to);
+      },
+      [=](caf::error&) { self->state.restructuring.erase(id); });
+}
+
+void watch_plateau(supervisor_pointer self, const team_progress& p) {
+  auto& st = self->state;
+  auto i = st.trackers.find(p.team);
+  if (i == st.trackers.end())
+    i = st.trackers.emplace(p.team, plateau_tracker{st.opts.plateau}).first;
+  i->second.add(p.last_candidate, p.last_result);
+  if (i->second.on_plateau() && st.restructuring.count(p.team) == 0
+      && st.stop_reason.empty() && !st.finishing
+      && st.active.count(p.team) > 0)
+    restructure(self, p.team);
+}
+
 void on_progress(supervisor_pointer self, const team_progress& p) {
   auto& st = self->state;
   auto& s = st.summary;
@@ -183,6 +229,7 @@ void on_progress(supervisor_pointer self, const team_progress& p) {
     }
   }
   self->send(st.links.listener, progress_atom_v, p);
+  watch_plateau(self, p);
 }
 
 void on_stop(supervisor_pointer self, const std::string& why) {
@@ -205,8 +252,14 @@ supervisor_actor::behavior_type supervisor(supervisor_pointer self,
   st.opts = std::move(opts);
   st.links = std::move(links);
   st.summary = summarize(history, "");
-  for (const auto& [id, t] : history.teams)
+  for (const auto& [id, t] : history.teams) {
     st.scored.insert(st.scored.end(), t.scored.begin(), t.scored.end());
+    st.strategies[id] = t.spawned.strategy;
+    auto& tracker
+      = st.trackers.emplace(id, plateau_tracker{st.opts.plateau}).first->second;
+    for (const auto& s : t.scored)
+      tracker.add(history.candidates.at(s.id), history.results.at(s.id));
+  }
   st.history = std::move(history);
   self->set_down_handler([=](caf::down_msg& dm) {
     for (const auto& [id, t] : self->state.teams)

@@ -9,8 +9,12 @@
 //                          ▼
 //          finished (log lessons (learning_added) and run_finished, reply)
 //
-// Plateau diagnosis and restructuring come with the supervisor issue; this
-// supervisor keeps its team structure fixed.
+// While running, a team on a plateau (actors/plateau.hpp) is restructured:
+// the supervisor logs team_restructured with its diagnosis and reason, then
+// switches the team's strategy ("local" <-> "explore") without stopping it.
+//
+// Spawning, splitting, merging and dissolving teams on a plateau, and the
+// llm policy, come with the supervisor issue.
 
 #pragma once
 
@@ -21,6 +25,7 @@
 #include <vector>
 
 #include "actors/agent/builtin_agent.hpp"
+#include "actors/plateau.hpp"
 #include "actors/protocol/interfaces.hpp"
 #include "persistence/run_history.hpp"
 
@@ -39,6 +44,8 @@ struct supervisor_options {
   builtin_agent_options agent;
   /// Tokens for the whole run; 0 for no limit.
   uint64_t token_budget = 0;
+  /// When a team counts as stuck and gets restructured.
+  plateau_options plateau;
 };
 
 /// The actors a supervisor works with.
@@ -62,6 +69,11 @@ struct supervisor_state {
   std::vector<std::string> team_reasons;
   /// Every evaluated candidate of the run, for the lessons at its end.
   std::vector<scored_candidate> scored;
+  /// Plateau detection per team, and each team's current strategy.
+  std::map<std::string, plateau_tracker> trackers;
+  std::map<std::string, std::string> strategies;
+  /// Teams whose restructuring is being logged.
+  std::set<std::string> restructuring;
   std::string stop_reason;
   bool finishing = false;
   caf::typed_response_promise<run_summary> promise;

@@ -199,6 +199,9 @@ team_actor::behavior_type team(team_pointer self, team_options opts,
       }
     },
     [=](stop_atom) { self->state.stopping = true; },
+    [=](restructure_atom, const std::string& strategy) {
+      self->state.opts.strategy = strategy;
+    },
     [=](status_atom) { return self->state.progress; },
   };
 }

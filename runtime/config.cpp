@@ -163,6 +163,10 @@ supervisor_section read_supervisor(table_reader s) {
   r.teams = s.integer("teams", 1, 64).value_or(r.teams);
   r.agents_per_team
     = s.integer("agents_per_team", 1, 64).value_or(r.agents_per_team);
+  r.plateau_window
+    = s.integer("plateau_window", 0, 100000).value_or(r.plateau_window);
+  r.plateau_threshold
+    = s.number("plateau_threshold", open_unit).value_or(r.plateau_threshold);
   return r;
 }
 
@@ -255,7 +259,9 @@ config read_sections(const toml::table& root, const fs::path& file,
                        out),
     base, checks);
   cfg.supervisor = read_supervisor(
-    section(root, "supervisor", {"teams", "agents_per_team"}, out));
+    section(root, "supervisor",
+      {"teams", "agents_per_team", "plateau_window", "plateau_threshold"},
+      out));
   cfg.builtin = read_builtin(section(root, "agents.builtin",
     {"strategy", "tokens_per_proposal", "explore_rounds"}, out));
   cfg.store = read_store(section(root, "store", {"map_size_mib"}, out));

@@ -41,6 +41,11 @@ struct run_section {
 struct supervisor_section {
   uint32_t teams = 1;
   uint32_t agents_per_team = 1;
+  /// Evaluations without improvement after which a team is restructured;
+  /// 0 turns plateau detection off.
+  uint32_t plateau_window = 8;
+  /// Relative gain over a team's best that counts as improvement.
+  double plateau_threshold = 0.02;
 };
 
 /// The [agents.builtin] section: the embedded autotuning agent.

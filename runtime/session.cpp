@@ -102,6 +102,8 @@ supervisor_options supervisor_options_of(
   opts.agent.tuner.strategy = cfg.builtin.strategy;
   opts.agent.tuner.explore_rounds = cfg.builtin.explore_rounds;
   opts.agent.tokens_per_proposal = cfg.builtin.tokens_per_proposal;
+  opts.plateau.window = cfg.supervisor.plateau_window;
+  opts.plateau.threshold = cfg.supervisor.plateau_threshold;
   return opts;
 }
 

@@ -55,6 +55,8 @@ using team_actor = caf::typed_actor<
   caf::reacts_to<start_atom>,
   /// Finishes the evaluation in flight, then reports done and stops.
   caf::reacts_to<stop_atom>,
+  /// Changes the team's strategy from its next assignment on.
+  caf::reacts_to<restructure_atom, std::string>,
   /// Replies the team's current progress.
   caf::replies_to<status_atom>::with<team_progress>>;
 

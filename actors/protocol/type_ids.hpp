@@ -58,5 +58,6 @@ CAF_BEGIN_TYPE_ID_BLOCK(eat, caf::first_custom_type_id)
   CAF_ADD_ATOM(eat, eat, done_atom, "done")
   CAF_ADD_ATOM(eat, eat, commit_atom, "commit")
   CAF_ADD_ATOM(eat, eat, file_atom, "file")
+  CAF_ADD_ATOM(eat, eat, restructure_atom, "restruct")
 
 CAF_END_TYPE_ID_BLOCK(eat)

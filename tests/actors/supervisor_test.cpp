@@ -26,24 +26,42 @@ using namespace eat;
 
 namespace {
 
-/// Passes every candidate; speedup = a + (b == "y" ? 0.5 : 0). A candidate
-/// with a = "5" fails its check. With `broken`, every request fails.
-device_actor::behavior_type fake_device(device_actor::pointer, bool broken) {
+/// How the fake device behaves.
+enum class fake_mode {
+  /// Speedup a + (b == "y" ? 0.5 : 0); a candidate with a = "5" is
+  /// incorrect.
+  normal,
+  /// Every request fails.
+  broken,
+  /// Every candidate passes with 2x: no team can improve.
+  flat,
+};
+
+device_actor::behavior_type fake_device(device_actor::pointer, fake_mode mode) {
   return {
     [=](evaluate_atom, const task_spec&, const candidate& c,
         uint64_t seed) -> caf::result<eval_result> {
-      if (broken)
+      if (mode == fake_mode::broken)
         return make_error(error::device_unavailable, "fake device is broken");
       eval_result r;
       r.candidate = c.id;
       r.seed = seed;
-      if (c.params.at("a") == "5") {
+      if (mode == fake_mode::normal && c.params.at("a") == "5") {
         r.status = eval_status::incorrect;
         return r;
       }
       r.status = eval_status::passed;
-      r.geomean_speedup = std::stod(c.params.at("a"))
-                          + (c.params.at("b") == "y" ? 0.5 : 0.0);
+      r.geomean_speedup = mode == fake_mode::flat
+                            ? 2.0
+                            : std::stod(c.params.at("a"))
+                                + (c.params.at("b") == "y" ? 0.5 : 0.0);
+      workload_result w;
+      w.workload = "w";
+      w.status = eval_status::passed;
+      w.speedup = r.geomean_speedup;
+      w.speedup_low = 0.97 * w.speedup;
+      w.speedup_high = 1.03 * w.speedup;
+      r.workloads.push_back(w);
       return r;
     },
   };
@@ -91,6 +109,7 @@ struct fixture {
     o.seed = 11;
     o.max_evaluations = max_evaluations;
     o.agent.tuner.explore_rounds = 3;
+    o.plateau.window = 0; // off, except where a test turns it on
     return o;
   }
 
@@ -129,13 +148,13 @@ struct fixture {
   /// Runs a supervisor over `log` until it replies; `before_run` may send
   /// messages to the supervisor first.
   outcome run(supervisor_options opts, std::vector<event> log,
-              bool broken_device = false,
+              fake_mode mode = fake_mode::normal,
               std::function<void(supervisor_actor)> before_run = {}) {
     stores.push_back(std::make_unique<temp_store>(std::move(log)));
     auto& ts = *stores.back();
     auto store = sys->spawn(store_server, ts.store, ts.writer);
     supervisor_links links{store,
-                           {sys->spawn(fake_device, broken_device)},
+                           {sys->spawn(fake_device, mode)},
                            {"fake0"},
                            sys->spawn(quiet_listener)};
     auto sup = sys->spawn(supervisor, std::move(opts), links,
@@ -304,7 +323,8 @@ TEST_CASE_METHOD(fixture, "the evaluation budget is split among teams") {
 }
 
 TEST_CASE_METHOD(fixture, "stop ends the run after the evaluation in flight") {
-  auto out = run(options(10), started_log(), false, [&](supervisor_actor sup) {
+  auto out = run(options(10), started_log(), fake_mode::normal,
+                 [&](supervisor_actor sup) {
     caf::anon_send(sup, stop_atom_v, std::string{"interrupted by SIGINT"});
   });
   REQUIRE(out.summary);
@@ -314,7 +334,7 @@ TEST_CASE_METHOD(fixture, "stop ends the run after the evaluation in flight") {
 }
 
 TEST_CASE_METHOD(fixture, "a failing device ends the run with its reason") {
-  auto out = run(options(4), started_log(), true);
+  auto out = run(options(4), started_log(), fake_mode::broken);
   REQUIRE(out.summary);
   CHECK(out.summary->evaluations == 0);
   CHECK_THAT(out.summary->reason, Catch::Contains("device failed"));
@@ -336,4 +356,49 @@ TEST_CASE_METHOD(fixture, "a run whose budget is spent finishes at once") {
   REQUIRE(again.summary);
   CHECK(again.summary->evaluations == 2);
   CHECK(evaluated_ids(again.log).size() == 2);
+}
+
+TEST_CASE_METHOD(fixture, "a team on a plateau is restructured while it runs, "
+                          "with its diagnosis and reason in the log") {
+  auto opts = options(12);
+  opts.plateau.window = 3;
+  auto out = run(opts, started_log(), fake_mode::flat);
+  REQUIRE(out.summary);
+  CHECK(out.summary->evaluations == 12);
+  std::vector<team_restructured> changes;
+  for (const auto& e : out.log)
+    if (e.kind == event_kind::team_restructured)
+      changes.push_back(*wire::decode<team_restructured>(e.body));
+  // Evaluation 1 sets the best; 2-4 make a plateau, 5-7 the next one, ...
+  REQUIRE(changes.size() >= 2);
+  CHECK(changes[0].team == "t1");
+  CHECK(changes[0].strategy == "explore");
+  CHECK(changes[1].strategy == "local");
+  CHECK_THAT(changes[0].reason,
+             Catch::Contains("no improvement in 3 evaluations"));
+  CHECK_THAT(changes[0].diagnosis, Catch::Contains("\"similarity_distance\""));
+  CHECK_THAT(changes[0].diagnosis, Catch::Contains("\"passed\":3"));
+  auto h = rebuild(out.log);
+  REQUIRE(h);
+  CHECK(h->teams.at("t1").spawned.strategy == changes.back().strategy);
+}
+
+TEST_CASE("noise is not progress: a gain inside the interval does not count") {
+  eval_result best;
+  best.status = eval_status::passed;
+  best.geomean_speedup = 2.0;
+  eval_result r = best;
+  workload_result w;
+  w.speedup = 2.2;
+  w.speedup_low = 1.9; // the interval still includes the best
+  w.speedup_high = 2.5;
+  r.workloads = {w};
+  r.geomean_speedup = 2.2;
+  CHECK_FALSE(improves(r, best, 0.02));
+  r.workloads[0].speedup_low = 2.1;
+  CHECK(improves(r, best, 0.02));
+  r.geomean_speedup = 2.01; // within the threshold
+  CHECK_FALSE(improves(r, best, 0.02));
+  r.status = eval_status::incorrect;
+  CHECK_FALSE(improves(r, best, 0.02));
 }

@@ -66,6 +66,8 @@ TEST_CASE("a configuration with only run.task gets every default") {
   CHECK(cfg->run.max_wall_s == 3600);
   CHECK(cfg->supervisor.teams == 1);
   CHECK(cfg->supervisor.agents_per_team == 1);
+  CHECK(cfg->supervisor.plateau_window == 8);
+  CHECK(cfg->supervisor.plateau_threshold == 0.02);
   CHECK(cfg->builtin.strategy == "local");
   CHECK(cfg->builtin.tokens_per_proposal == 1000);
   CHECK(cfg->builtin.explore_rounds == 6);
@@ -99,6 +101,8 @@ TEST_CASE("every key of a full configuration is read") {
   CHECK(cfg->run.max_wall_s == 90.5);
   CHECK(cfg->supervisor.teams == 3);
   CHECK(cfg->supervisor.agents_per_team == 2);
+  CHECK(cfg->supervisor.plateau_window == 5);
+  CHECK(cfg->supervisor.plateau_threshold == 0.1);
   CHECK(cfg->builtin.strategy == "explore");
   CHECK(cfg->builtin.tokens_per_proposal == 0);
   CHECK(cfg->builtin.explore_rounds == 9);
@@ -218,6 +222,9 @@ TEST_CASE("values out of range are rejected with the range") {
     {"supervisor", "teams", "0", "an integer in [1, 64], got 0"},
     {"supervisor", "teams", "65", "an integer in [1, 64], got 65"},
     {"supervisor", "agents_per_team", "65", "an integer in [1, 64]"},
+    {"supervisor", "plateau_window", "-1", "an integer in [0, 100000]"},
+    {"supervisor", "plateau_threshold", "0", "a number in (0, 1), got 0"},
+    {"supervisor", "plateau_threshold", "1.5", "a number in (0, 1)"},
     {"agents.builtin", "strategy", "\"greedy\"",
       "one of \"local\", \"explore\", \"random\", got string \"greedy\""},
     {"agents.builtin", "tokens_per_proposal", "-5", "a non-negative integer"},

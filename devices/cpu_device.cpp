@@ -11,6 +11,7 @@
 
 #include "actors/protocol/error.hpp"
 #include "devices/compiler.hpp"
+#include "devices/cpu_peak.hpp"
 #include "devices/kind.hpp"
 #include "devices/runner_client.hpp"
 #include "devices/scoring.hpp"
@@ -56,6 +57,11 @@ std::string measurement_method(const timing_options& t, bool isolated) {
          + (isolated ? "isolated" : "not isolated");
 }
 
+/// "peak ~X GFLOP/s, ~Y GB/s", the figures the speed-of-light gate uses.
+std::string peak_text(const cpu_peak& peak) {
+  return "peak ~" + short_number(peak.flops_per_s / 1e9) + " GFLOP/s, ~"
+         + short_number(peak.bytes_per_s / 1e9) + " GB/s";
+}
 
 std::string join(const std::vector<std::string>& xs) {
   std::string result;
@@ -77,11 +83,12 @@ struct compile_stage {
 
 class cpu_device final : public device {
 public:
-  cpu_device(std::string id, cpu_options opts, compiler comp, int core)
+  cpu_device(std::string id, cpu_options opts, compiler comp, int core,
+    cpu_peak peak)
     : id_(std::move(id)), opts_(std::move(opts)), compiler_(std::move(comp)),
-      core_(core) {
+      core_(core), peak_(peak) {
     description_ = id_ + ": " + cpu_model() + ", core " + std::to_string(core_)
-                   + ", " + compiler_.identity();
+                   + ", " + compiler_.identity() + ", " + peak_text(peak_);
     compiler_text_
       = compiler_.identity() + "; " + join(shared_object_flags(opts_.flags));
   }
@@ -107,6 +114,7 @@ private:
   cpu_options opts_;
   compiler compiler_;
   int core_;
+  cpu_peak peak_;
   std::string description_;
   std::string compiler_text_;
 };
@@ -202,10 +210,13 @@ eval_result cpu_device::evaluate(
   result.run_s = run->seconds;
   result.method = measurement_method(opts_.timing, run->reply
                                                      ? run->reply->network_isolated
-                                                     : false);
+                                                     : false)
+                  + "; speed-of-light gate: " + peak_text(peak_);
   if (!run->reply)
     return fail(run->status, std::move(run->detail));
-  auto scored = score_reply(*run->reply, task.workloads, seed);
+  auto scored = apply_speed_of_light(
+    score_reply(*run->reply, task.workloads, seed), *find_kind(task.kind),
+    task.workloads, peak_);
   result.workloads = std::move(scored.workloads);
   result.geomean_speedup = scored.geomean_speedup;
   result.status = scored.status;
@@ -223,6 +234,22 @@ caf::expected<std::string> absolute_program(const std::string& program) {
   if (ec)
     return make_error(error::io_failure, "bad path " + program);
   return path.string();
+}
+
+/// The peaks of the speed-of-light gate: measured on `core` unless both are
+/// overridden in the options.
+caf::expected<cpu_peak> device_peak(const cpu_options& opts, int core) {
+  cpu_peak result{opts.peak_flops_override, opts.peak_bw_override};
+  if (result.flops_per_s > 0 && result.bytes_per_s > 0)
+    return result;
+  auto measured = measure_cpu_peak(core);
+  if (!measured)
+    return measured;
+  if (result.flops_per_s <= 0)
+    result.flops_per_s = measured->flops_per_s;
+  if (result.bytes_per_s <= 0)
+    result.bytes_per_s = measured->bytes_per_s;
+  return result;
 }
 
 } // namespace
@@ -287,8 +314,11 @@ caf::expected<std::unique_ptr<device>> make_cpu_device(
   auto core = resolve_core(opts.core);
   if (!core)
     return std::move(core.error());
+  auto peak = device_peak(opts, *core);
+  if (!peak)
+    return std::move(peak.error());
   return std::unique_ptr<device>{std::make_unique<cpu_device>(
-    std::move(id), std::move(opts), std::move(*comp), *core)};
+    std::move(id), std::move(opts), std::move(*comp), *core, *peak)};
 }
 
 } // namespace eat::devices

@@ -65,6 +65,10 @@ struct kind {
   entry_call<double> call_reference;
   /// Names output element `index` for messages, e.g. "C[3][7]".
   std::string (*element_name)(size_t index, const std::vector<int64_t>& dims);
+  /// Useful floating-point operations of one call (speed-of-light gate).
+  double (*useful_flops)(const std::vector<int64_t>& dims);
+  /// Bytes one call must read and write at least (speed-of-light gate).
+  double (*compulsory_bytes)(const std::vector<int64_t>& dims);
 };
 
 /// Returns the kind called `name`, or nullptr.

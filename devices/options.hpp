@@ -45,6 +45,11 @@ struct cpu_options {
   /// Directory for the build cache and per-evaluation scratch directories.
   std::string work_dir;
   timing_options timing;
+  /// Peak FLOP/s of the speed-of-light gate; 0 measures it when the device
+  /// is made (devices/cpu_peak.hpp). A test seam: set it to check the gate.
+  double peak_flops_override = 0;
+  /// Peak bytes/s of the speed-of-light gate; 0 measures it.
+  double peak_bw_override = 0;
 };
 
 } // namespace eat::devices

@@ -1,5 +1,7 @@
 #include "devices/scoring.hpp"
 
+#include <cstdio>
+
 #include "devices/rng.hpp"
 #include "devices/stats.hpp"
 
@@ -12,6 +14,12 @@ constexpr uint64_t bootstrap_stream = 3'000'000;
 
 std::vector<double> as_doubles(const std::vector<int64_t>& xs) {
   return {xs.begin(), xs.end()};
+}
+
+std::string nanoseconds(double ns) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.4g", ns);
+  return buf;
 }
 
 } // namespace
@@ -74,6 +82,34 @@ scored_run score_reply(const runner_reply& reply,
                     + " of " + std::to_string(workloads.size()) + " workloads";
   }
   return result;
+}
+
+scored_run apply_speed_of_light(scored_run run, const kind& k,
+  const std::vector<workload>& workloads, const cpu_peak& peak) {
+  if (run.status != eval_status::passed)
+    return run;
+  for (size_t i = 0; i < workloads.size() && i < run.workloads.size(); ++i) {
+    auto dims = k.dims(workloads[i]);
+    auto t_sol = speed_of_light_ns(
+      peak, k.useful_flops(dims), k.compulsory_bytes(dims));
+    auto& w = run.workloads[i];
+    // The gate's peaks carry a safety factor; the fraction reported uses
+    // the peaks as measured.
+    if (w.candidate_median_ns > 0)
+      w.sol_fraction
+        = t_sol * cpu_peak_safety_factor / w.candidate_median_ns;
+    if (!(w.candidate_median_ns < t_sol))
+      continue;
+    w.status = eval_status::rejected;
+    w.detail = "faster than the speed of light on " + workloads[i].name
+               + ": median " + nanoseconds(w.candidate_median_ns)
+               + " ns < T_SOL " + nanoseconds(t_sol) + " ns";
+    run.status = eval_status::rejected;
+    run.detail = w.detail;
+    run.geomean_speedup = 0;
+    return run;
+  }
+  return run;
 }
 
 } // namespace eat::devices

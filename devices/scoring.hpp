@@ -10,6 +10,8 @@
 
 #include "actors/protocol/result.hpp"
 #include "actors/protocol/task.hpp"
+#include "devices/cpu_peak.hpp"
+#include "devices/kind.hpp"
 #include "devices/runner_protocol.hpp"
 
 namespace eat::devices {
@@ -31,5 +33,12 @@ workload_result score_workload(const workload_report& report, uint64_t seed);
 /// task order; workloads the runner did not reach are listed as pending.
 scored_run score_reply(const runner_reply& reply,
   const std::vector<workload>& workloads, uint64_t seed);
+
+/// The speed-of-light gate (BENCHMARK-PROTOCOL.md section 4): a passed run
+/// in which some workload's candidate median is below that workload's T_SOL
+/// for `peak` becomes `rejected`, and so does that workload; its detail
+/// names the workload and both times. Any other run is returned unchanged.
+scored_run apply_speed_of_light(scored_run run, const kind& k,
+  const std::vector<workload>& workloads, const cpu_peak& peak);
 
 } // namespace eat::devices

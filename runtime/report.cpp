@@ -83,6 +83,9 @@ std::string final_report(const run_summary& s, const std::string& best_path) {
            + ", candidate " + format_ns(w.candidate_median_ns) + ", "
            + fixed(w.speedup, 2) + "x [95% CI " + fixed(w.speedup_low, 2) + ", "
            + fixed(w.speedup_high, 2) + "], n=" + std::to_string(w.samples)
+           + (w.sol_fraction > 0 ? ", " + fixed(100 * w.sol_fraction, 1)
+                                     + "% of speed of light"
+                                 : std::string{})
            + "\n";
   out += "best kernel source: " + best_path + "\n";
   return out;

@@ -55,11 +55,14 @@ struct workload_result {
   double speedup = 0;
   double speedup_low = 0;
   double speedup_high = 0;
+  /// Fraction of the speed of light reached: T_SOL / candidate median, with
+  /// T_SOL from the device's measured peaks (0 when unknown).
+  double sol_fraction = 0;
 };
 EAT_DESCRIBE(workload_result, workload, status, detail, max_abs_error, samples,
              baseline_median_ns, candidate_median_ns, candidate_mean_ns,
              candidate_min_ns, candidate_p20_ns, candidate_p80_ns, candidate_cv,
-             speedup, speedup_low, speedup_high)
+             speedup, speedup_low, speedup_high, sol_fraction)
 
 /// The full result of one evaluation.
 struct eval_result {

@@ -69,12 +69,26 @@ std::string element_name(size_t index, const std::vector<int64_t>& d) {
          + "]";
 }
 
+/// 2·m·n·k: one multiply and one add per term of each dot product.
+double useful_flops(const std::vector<int64_t>& d) {
+  return 2.0 * static_cast<double>(d[0]) * static_cast<double>(d[1])
+         * static_cast<double>(d[2]);
+}
+
+/// 4·(m·k + k·n + m·n): A and B read once, C written once, in fp32.
+double compulsory_bytes(const std::vector<int64_t>& d) {
+  auto m = static_cast<double>(d[0]);
+  auto n = static_cast<double>(d[1]);
+  auto k = static_cast<double>(d[2]);
+  return 4.0 * (m * k + k * n + m * n);
+}
+
 } // namespace
 
 const kind& gemm_kind() {
   static const kind instance{"gemm", "eat_gemm", "eat_gemm_reference",
     check_workload, dims, sizes, make_inputs, call, call_reference,
-    element_name};
+    element_name, useful_flops, compulsory_bytes};
   return instance;
 }
 

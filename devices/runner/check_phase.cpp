@@ -42,6 +42,8 @@ check_outcome guarded_call(const harness_context& ctx,
       "hidden threads: " + std::to_string(n - 1)
         + " extra thread(s) still running after the call (a kernel "
           "must do its work on the calling thread)"};
+  if (has_child_processes())
+    return {eval_status::rejected, child_processes_text};
   if (hash_buffers(inputs) != before)
     return {eval_status::incorrect,
       "input mutated: the kernel wrote into its input buffers"};
@@ -135,7 +137,11 @@ check_outcome check_workload(
     refill(
       bufs.inputs, k.make_inputs(dims, style, derive_seed(workload_seed, c)));
     auto ptrs = pointers_of(bufs.inputs);
+    if (auto why = ctx.reference_code.unlock(); !why.empty())
+      return {eval_status::runtime_error, prefix + "reference: " + why};
     k.call_reference(ctx.reference, ptrs.data(), bufs.ref.data(), dims.data());
+    if (auto why = ctx.reference_code.lock(); !why.empty())
+      return {eval_status::runtime_error, prefix + "reference: " + why};
     if (c == 0)
       if (auto why = check_baseline(ctx, dims, bufs); !why.empty())
         return {eval_status::rejected, prefix + why};

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <filesystem>
 
+#include <sys/wait.h>
+
 namespace eat::devices {
 
 namespace {
@@ -147,6 +149,13 @@ size_t thread_count() {
        !ec && it != end; it.increment(ec))
     ++n;
   return n;
+}
+
+bool has_child_processes() {
+  siginfo_t info{};
+  return ::waitid(P_ALL, 0, &info, WEXITED | WSTOPPED | WCONTINUED | WNOHANG
+                                     | WNOWAIT)
+         == 0;
 }
 
 bool shows_hidden_threads(int64_t cpu_ns, int64_t wall_ns, uint64_t calls) {

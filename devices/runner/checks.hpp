@@ -91,6 +91,15 @@ size_t first_bitwise_difference(const float* x, const float* y, size_t n);
 /// Returns the number of threads of this process (entries of /proc/self/task).
 size_t thread_count();
 
+/// Detail of a kernel that started processes.
+inline constexpr const char* child_processes_text
+  = "child processes: the kernel started processes (a kernel must do its "
+    "work on the calling thread)";
+
+/// True if this process has a child process, running or not yet reaped (a
+/// kernel that forked; the runner itself starts none).
+bool has_child_processes();
+
 /// True if `cpu_ns` of process CPU time over `wall_ns` of wall time (summed
 /// over `calls` timed calls) shows work on other threads: more than 1.5x the
 /// wall time plus a slack of 2 ms and 20 us per call for clock granularity.

@@ -1,6 +1,7 @@
 #include "devices/runner/harness.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <exception>
 #include <new>
 
@@ -38,11 +39,22 @@ uint64_t l2_bytes() {
   return n > 0 ? static_cast<uint64_t>(n) : 0;
 }
 
+/// Unlocks `code` when a kernel calls exit(): the atexit handler runs before
+/// the dynamic linker's finalisers, which run the locked object's fini code.
+void unlock_at_exit(const code_lock& code) {
+  static code_lock saved;
+  saved = code;
+  static const bool registered
+    = std::atexit([] { static_cast<void>(saved.unlock()); }) == 0;
+  static_cast<void>(registered);
+}
+
 /// The three entry points, or the status and detail of why not.
 struct loaded_entries {
   void* reference = nullptr;
   void* baseline = nullptr;
   void* candidate = nullptr;
+  code_lock reference_code;
   eval_status status = eval_status::passed;
   std::string detail;
 };
@@ -60,6 +72,12 @@ loaded_entries load_entries(const runner_request& req, const kind& k) {
   auto base = load_entry(req.baseline_so, k.entry);
   if (!base.fn)
     return fail(eval_status::rejected, "the task's baseline " + base.error);
+  result.reference_code = code_lock::of(ref.fn);
+  unlock_at_exit(result.reference_code);
+  if (auto why = result.reference_code.lock(); !why.empty())
+    return fail(eval_status::runtime_error,
+      "cannot lock the task's reference before loading the candidate: "
+        + why);
   // Loading runs the candidate's static constructors: from here on, its
   // code runs inside the sandbox.
   auto cand = load_entry(req.candidate_so, k.entry);
@@ -78,6 +96,7 @@ harness_context make_context(
   ctx.reference = entries.reference;
   ctx.baseline = entries.baseline;
   ctx.candidate = entries.candidate;
+  ctx.reference_code = entries.reference_code;
   ctx.atol = req.atol;
   ctx.rtol = req.rtol;
   ctx.timing = req.timing;

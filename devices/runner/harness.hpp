@@ -14,6 +14,7 @@
 #include "actors/protocol/task.hpp"
 #include "devices/kind.hpp"
 #include "devices/options.hpp"
+#include "devices/runner/code_lock.hpp"
 #include "devices/runner_protocol.hpp"
 
 namespace eat::devices {
@@ -25,6 +26,8 @@ struct harness_context {
   void* reference = nullptr;
   void* baseline = nullptr;
   void* candidate = nullptr;
+  /// The reference's code, inaccessible except while the harness calls it.
+  code_lock reference_code;
   double atol = 0;
   double rtol = 0;
   timing_options timing;

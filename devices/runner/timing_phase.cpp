@@ -202,6 +202,8 @@ timing_outcome verify_timed(const harness_context& ctx, const workload& w,
     result.detail = "workload " + w.name + ", timed calls: " + std::move(why);
     return std::move(result);
   };
+  if (has_child_processes())
+    return fail(eval_status::rejected, child_processes_text);
   if (auto n = thread_count(); n > 1)
     return fail(
       eval_status::rejected, "hidden threads: " + std::to_string(n - 1)

@@ -3,7 +3,12 @@
 // with the right status and keep working.
 
 #include <chrono>
+#include <csignal>
 #include <filesystem>
+#include <fstream>
+
+#include <sys/prctl.h>
+#include <sys/wait.h>
 
 #include <catch2/catch.hpp>
 
@@ -246,3 +251,181 @@ TEST_CASE("a kernel that allocates beyond the address-space limit is a "
   CHECK(result.status == eval_status::runtime_error);
   CHECK(contains(result.detail, "out of memory"));
 }
+
+TEST_CASE("a kernel that writes a constant output is incorrect") {
+  auto constant = R"(#include <cstdint>
+extern "C" void eat_gemm(const float*, const float*, float* c, int64_t m,
+                         int64_t n, int64_t) {
+  for (int64_t i = 0; i < m * n; ++i)
+    c[i] = 1.0f;
+})";
+  auto result = evaluate_source(constant);
+  INFO(result.detail);
+  CHECK(result.status == eval_status::incorrect);
+  CHECK(contains(result.detail, "random case 1"));
+  CHECK(contains(result.detail, "C[0][0] = 1 but expected"));
+}
+
+TEST_CASE("a kernel correct for one seed only (it replays its first output) "
+          "is incorrect on the next case") {
+  auto replay = naive_kernel("static std::vector<float> first;\n"
+                             "if (!first.empty()) {\n"
+                             "  std::copy(first.begin(), first.end(), c);\n"
+                             "  return;\n"
+                             "}",
+    "first.assign(c, c + m * n);", "#include <algorithm>\n#include <vector>\n");
+  auto result = evaluate_source(replay);
+  INFO(result.detail);
+  CHECK(result.status == eval_status::incorrect);
+  CHECK(contains(result.detail, "random case 2"));
+  CHECK(contains(result.detail, "but expected"));
+}
+
+TEST_CASE("a thread that spins only while the baseline runs is rejected as a "
+          "hidden thread") {
+  // The thread burns the pinned core whenever the candidate is not running,
+  // which would slow the baseline's samples and inflate the speedup.
+  auto result = evaluate_source(naive_kernel(
+    "static std::atomic<bool> inside{false};\n"
+    "static std::atomic<bool> started{false};\n"
+    "if (!started.exchange(true))\n"
+    "  std::thread([] {\n"
+    "    for (volatile unsigned x = 0;; x = x + 1)\n"
+    "      if (inside.load()) std::this_thread::yield();\n"
+    "  }).detach();\n"
+    "inside = true;",
+    "inside = false;", "#include <atomic>\n#include <thread>\n"));
+  INFO(result.detail);
+  CHECK(result.status == eval_status::rejected);
+  CHECK(contains(result.detail, "hidden threads"));
+}
+
+TEST_CASE("a correct kernel faster than the speed of light is rejected") {
+  // A correct kernel cannot beat light, so light is slowed down instead: a
+  // peak of 1 FLOP/s and 1 B/s through the test seam in cpu_options.
+  auto dir = make_temp_dir();
+  auto opts = fast_options(dir);
+  opts.peak_flops_override = 1;
+  opts.peak_bw_override = 1;
+  auto dev = make_device(opts);
+  auto result = dev->evaluate(
+    sgemm_task(), make_candidate("light", naive_kernel("")), 7);
+  INFO(result.detail);
+  CHECK(result.status == eval_status::rejected);
+  CHECK(contains(result.detail,
+    "faster than the speed of light on m37_n23_k29: median "));
+  CHECK(contains(result.detail, " ns < T_SOL 4.936e+13 ns"));
+  CHECK(result.workloads.at(0).status == eval_status::rejected);
+  CHECK(result.geomean_speedup == 0);
+  CHECK(contains(result.method, "speed-of-light gate: peak ~1e-09 GFLOP/s"));
+}
+
+namespace {
+
+/// A kernel that forks 50 children on its first call; each child sleeps
+/// until killed (or until SIGALRM after 60 s, so a harness that fails to
+/// kill them fails this test instead of leaking processes for ever). The
+/// parent appends each child's pid to `pid_file`.
+std::string fork_bomb(const std::string& pid_file) {
+  return naive_kernel("static bool done = false;\n"
+                      "if (!done) {\n"
+                      "  done = true;\n"
+                      "  int fd = ::open(\""
+                        + pid_file
+                        + "\", O_WRONLY | O_CREAT | O_APPEND, 0600);\n"
+                          "  for (int i = 0; i < 50; ++i) {\n"
+                          "    pid_t pid = ::fork();\n"
+                          "    if (pid == 0) { ::alarm(60); for (;;) ::pause(); }\n"
+                          "    if (pid < 0) break;\n"
+                          "    std::string line = std::to_string(pid) + \"\\n\";\n"
+                          "    (void) ::write(fd, line.data(), line.size());\n"
+                          "  }\n"
+                          "  ::close(fd);\n"
+                          "}",
+    "", "#include <fcntl.h>\n#include <string>\n#include <unistd.h>\n");
+}
+
+std::vector<pid_t> read_pids(const std::filesystem::path& file) {
+  std::ifstream in{file};
+  std::vector<pid_t> pids;
+  for (pid_t pid = 0; in >> pid;)
+    pids.push_back(pid);
+  return pids;
+}
+
+} // namespace
+
+TEST_CASE("a fork bomb is rejected, its children die with the evaluation, "
+          "and the device keeps working") {
+  auto dir = make_temp_dir();
+  auto pid_file = dir.path() / "pids";
+  // Orphans of the runner become this process's children, so the test can
+  // wait for each one and see how it died.
+  REQUIRE(::prctl(PR_SET_CHILD_SUBREAPER, 1) == 0);
+  auto dev = make_device(fast_options(dir));
+  auto task = sgemm_task({gemm_workload(8, 8, 8)});
+  auto bomb = dev->evaluate(
+    task, make_candidate("bomb", fork_bomb(pid_file.string())), 1);
+  INFO(bomb.detail);
+  CHECK(bomb.status == eval_status::rejected);
+  CHECK(contains(bomb.detail, "child processes"));
+  auto pids = read_pids(pid_file);
+  CHECK(!pids.empty());
+  for (auto pid : pids) {
+    int status = 0;
+    pid_t got = -1;
+    while ((got = ::waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+      ; // retry
+    INFO("child " << pid);
+    REQUIRE(got == pid);
+    CHECK(WIFSIGNALED(status));
+    CHECK(WTERMSIG(status) == SIGKILL);
+    CHECK(::kill(pid, 0) == -1);
+  }
+  ::prctl(PR_SET_CHILD_SUBREAPER, 0);
+  auto next = dev->evaluate(
+    task, make_candidate("good", tiled_source("ikj", 8, 8, 8)), 2);
+  INFO(next.detail);
+  CHECK(next.status == eval_status::passed);
+}
+
+TEST_CASE("a kernel that borrows the task's reference from the runner's "
+          "memory is caught") {
+  // The reference .so is loaded in the runner (RTLD_LOCAL); the kernel finds
+  // it with dl_iterate_phdr, reopens it with RTLD_NOLOAD and calls it.
+  auto borrow = R"(#include <cstdint>
+#include <dlfcn.h>
+#include <link.h>
+#include <vector>
+using ref_fn = void (*)(const float*, const float*, double*, int64_t, int64_t,
+                        int64_t);
+static int find(dl_phdr_info* info, size_t, void* out) {
+  if (info->dlpi_name == nullptr || info->dlpi_name[0] == 0)
+    return 0;
+  void* h = ::dlopen(info->dlpi_name, RTLD_NOW | RTLD_NOLOAD);
+  if (h == nullptr)
+    return 0;
+  if (void* f = ::dlsym(h, "eat_gemm_reference")) {
+    *static_cast<void**>(out) = f;
+    return 1;
+  }
+  return 0;
+}
+extern "C" void eat_gemm(const float* a, const float* b, float* c, int64_t m,
+                         int64_t n, int64_t k) {
+  static void* ref = nullptr;
+  if (ref == nullptr)
+    ::dl_iterate_phdr(find, &ref);
+  std::vector<double> out(m * n);
+  reinterpret_cast<ref_fn>(ref)(a, b, out.data(), m, n, k);
+  for (int64_t i = 0; i < m * n; ++i)
+    c[i] = static_cast<float>(out[i]);
+})";
+  // The runner locks the reference's code before loading the candidate and
+  // unlocks it only around its own calls (devices/runner/code_lock.hpp).
+  auto result = evaluate_source(borrow);
+  INFO(result.detail);
+  CHECK(result.status == eval_status::runtime_error);
+  CHECK(contains(result.detail, "killed by SIGSEGV"));
+}
+

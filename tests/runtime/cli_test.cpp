@@ -104,6 +104,10 @@ TEST_CASE("the final report gives the best speedup, the candidates tried and "
   CHECK_THAT(
     report, Catch::Contains("best kernel source: runs/x/best_kernel.cpp"));
   CHECK_THAT(report, Catch::Contains("m8_n8_k8"));
+  auto with_sol = sample_summary();
+  with_sol.best_workloads[0].sol_fraction = 0.125;
+  CHECK_THAT(final_report(with_sol, "x"),
+             Catch::Contains("n=12, 12.5% of speed of light"));
   auto none = sample_summary();
   none.best_candidate.clear();
   CHECK_THAT(final_report(none, ""), Catch::Contains("no candidate passed"));

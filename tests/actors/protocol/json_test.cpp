@@ -355,7 +355,7 @@ TEST_CASE("JSON of a described value follows its wire encoding", "[json]") {
   CHECK_THAT(json, Catch::EndsWith("\"tokens\":1000}"));
   auto result = wire::to_json_value(sample_result());
   CHECK_THAT(result, Catch::Contains("\"status\":2,"));
-  CHECK_THAT(result, Catch::Contains("\"speedup_high\":2.75}"));
+  CHECK_THAT(result, Catch::Contains("\"speedup_high\":2.75,\"sol_fraction\":0}"));
   CHECK(wire::to_json_value(std::vector<int>{1, -2}) == "[1,-2]");
 }
 

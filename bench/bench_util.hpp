@@ -18,35 +18,13 @@
 #include <caf/expected.hpp>
 
 #include "actors/protocol/error.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace eat::bench {
 
-/// A fresh directory under the system temp dir, removed on destruction.
-class scratch_dir {
-public:
-  scratch_dir() {
-    auto pattern
-      = (std::filesystem::temp_directory_path() / "eat-bench-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr)
-      throw std::runtime_error("mkdtemp failed for " + pattern);
-    path_ = pattern;
-  }
-
-  scratch_dir(const scratch_dir&) = delete;
-  scratch_dir& operator=(const scratch_dir&) = delete;
-
-  ~scratch_dir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-
-  const std::filesystem::path& path() const noexcept {
-    return path_;
-  }
-
-private:
-  std::filesystem::path path_;
-};
+/// A fresh directory under the system temp dir, removed on destruction
+/// (the tests' helper: one implementation for tests and benchmarks).
+using scratch_dir = eat::test::temp_dir;
 
 /// Returns the CPU time this process has used, in seconds.
 inline double process_cpu_seconds() {

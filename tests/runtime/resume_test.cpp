@@ -136,6 +136,12 @@ TEST_CASE("eat resume finishes a run killed with SIGKILL, keeping every "
   CHECK(WEXITSTATUS(fsck.finish(checked)) == 0);
   CHECK_THAT(checked, Catch::EndsWith("consistent\n"));
 
+  // Resuming a run whose budget is spent only reports it.
+  test::child_process again{EAT_BINARY, {"resume", run_dir.string()}};
+  std::string reported;
+  CHECK(WEXITSTATUS(again.finish(reported)) == 0);
+  CHECK_THAT(reported, Catch::Contains("is complete: 6 of 6 evaluations"));
+
   test::child_process show{EAT_BINARY, {"status", run_dir.string()}};
   std::string shown;
   status = show.finish(shown);
@@ -159,4 +165,34 @@ TEST_CASE("a run directory cannot be resumed while a process holds it") {
   CHECK_THAT(output, Catch::Contains("in use by another eat process"));
   run.kill(SIGKILL);
   run.wait();
+}
+
+TEST_CASE("SIGINT stops a run after the evaluation in flight, logs why, and "
+          "exits 130 with the command that continues it") {
+  test::temp_dir tmp;
+  auto config = write_config(tmp.path());
+  auto run_dir = tmp.path() / "run";
+  test::child_process run{EAT_BINARY,
+                          {"run", config.string(), "--run-dir",
+                           run_dir.string()}};
+  std::string line;
+  while (run.read_line(line) && line.rfind("[1/", 0) != 0) {
+  }
+  REQUIRE(line.rfind("[1/", 0) == 0);
+  run.kill(SIGINT);
+  std::string rest;
+  auto status = run.finish(rest);
+  INFO(rest);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 130);
+  CHECK_THAT(rest, Catch::Contains("stopped: interrupted by SIGINT"));
+  CHECK_THAT(rest, Catch::Contains("continue with: eat resume"));
+  auto log = read_log(run_dir);
+  REQUIRE(!log.empty());
+  CHECK(log.back().kind == event_kind::run_finished);
+  auto done = bodies<eval_result>(log, event_kind::evaluation_finished);
+  CHECK(done.size() < evaluations);
+  test::child_process fsck{EAT_BINARY, {"fsck", run_dir.string()}};
+  std::string checked;
+  CHECK(WEXITSTATUS(fsck.finish(checked)) == 0);
 }

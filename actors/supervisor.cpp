@@ -1,6 +1,7 @@
 #include "actors/supervisor.hpp"
 
 #include <chrono>
+#include <cstdio>
 #include <limits>
 
 #include "actors/artifacts.hpp"
@@ -206,6 +207,26 @@ void watch_plateau(supervisor_pointer self, const team_progress& p) {
     restructure(self, p.team);
 }
 
+void on_stop(supervisor_pointer self, const std::string& why);
+
+/// Stops the run when its best kernel has reached a configured target.
+void check_targets(supervisor_pointer self) {
+  auto& st = self->state;
+  const auto& s = st.summary;
+  if (st.opts.target_speedup > 0 && s.best_speedup >= st.opts.target_speedup) {
+    char buf[64];
+    std::snprintf(buf, sizeof(buf), "target speedup reached (%.2fx >= %.2fx)",
+                  s.best_speedup, st.opts.target_speedup);
+    return on_stop(self, buf);
+  }
+  if (st.opts.target_sol_fraction <= 0 || s.best_workloads.empty())
+    return;
+  for (const auto& w : s.best_workloads)
+    if (w.sol_fraction < st.opts.target_sol_fraction)
+      return;
+  on_stop(self, "target fraction of speed of light reached");
+}
+
 void on_progress(supervisor_pointer self, const team_progress& p) {
   auto& st = self->state;
   auto& s = st.summary;
@@ -230,6 +251,7 @@ void on_progress(supervisor_pointer self, const team_progress& p) {
   }
   self->send(st.links.listener, progress_atom_v, p);
   watch_plateau(self, p);
+  check_targets(self);
 }
 
 void on_stop(supervisor_pointer self, const std::string& why) {

@@ -38,6 +38,11 @@ struct supervisor_options {
   uint64_t max_evaluations = 0;
   /// Wall-clock limit of this process's part of the run; 0 for none.
   double max_wall_s = 0;
+  /// Stop once the best geomean speedup reaches this; 0 for none.
+  double target_speedup = 0;
+  /// Stop once the best kernel reaches this fraction of the speed of light
+  /// on every workload; 0 for none.
+  double target_sol_fraction = 0;
   uint32_t teams = 1;
   uint32_t agents_per_team = 1;
   std::string strategy = "local";

@@ -145,6 +145,10 @@ run_section read_run(table_reader s, const fs::path& base,
   r.max_evaluations
     = s.integer("max_evaluations", 1, 1000000).value_or(r.max_evaluations);
   r.max_wall_s = s.number("max_wall_s", positive).value_or(r.max_wall_s);
+  r.target_speedup
+    = s.number("target_speedup", non_negative).value_or(r.target_speedup);
+  r.target_sol_fraction = s.number("target_sol_fraction", non_negative)
+                            .value_or(r.target_sol_fraction);
   if (!s.require("task"))
     return r;
   if (auto task = s.string("task", task_name)) {
@@ -255,7 +259,8 @@ config read_sections(const toml::table& root, const fs::path& file,
   config cfg;
   cfg.run = read_run(section(root, "run",
                        {"name", "root", "task", "tasks_dir", "seed",
-                         "max_evaluations", "max_wall_s"},
+                         "max_evaluations", "max_wall_s", "target_speedup",
+                         "target_sol_fraction"},
                        out),
     base, checks);
   cfg.supervisor = read_supervisor(

@@ -35,6 +35,11 @@ struct run_section {
   uint64_t max_evaluations = 32;
   /// Wall-clock seconds after which the run stops.
   double max_wall_s = 3600;
+  /// Geometric-mean speedup at which the run stops; 0 for none.
+  double target_speedup = 0;
+  /// Fraction of the speed of light, on every workload of the best kernel,
+  /// at which the run stops; 0 for none.
+  double target_sol_fraction = 0;
 };
 
 /// The [supervisor] section: how many teams, and how large.

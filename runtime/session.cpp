@@ -96,6 +96,8 @@ supervisor_options supervisor_options_of(
   opts.seed = cfg.run.seed;
   opts.max_evaluations = cfg.run.max_evaluations;
   opts.max_wall_s = cfg.run.max_wall_s;
+  opts.target_speedup = cfg.run.target_speedup;
+  opts.target_sol_fraction = cfg.run.target_sol_fraction;
   opts.teams = cfg.supervisor.teams;
   opts.agents_per_team = cfg.supervisor.agents_per_team;
   opts.strategy = cfg.builtin.strategy;

@@ -61,6 +61,7 @@ device_actor::behavior_type fake_device(device_actor::pointer, fake_mode mode) {
       w.speedup = r.geomean_speedup;
       w.speedup_low = 0.97 * w.speedup;
       w.speedup_high = 1.03 * w.speedup;
+      w.sol_fraction = r.geomean_speedup >= 4 ? 0.6 : 0.1;
       r.workloads.push_back(w);
       return r;
     },
@@ -401,4 +402,27 @@ TEST_CASE("noise is not progress: a gain inside the interval does not count") {
   CHECK_FALSE(improves(r, best, 0.02));
   r.status = eval_status::incorrect;
   CHECK_FALSE(improves(r, best, 0.02));
+}
+
+TEST_CASE_METHOD(fixture, "a run stops once its best reaches the target "
+                          "speedup") {
+  auto opts = options(40);
+  opts.target_speedup = 3.0;
+  auto out = run(opts, started_log());
+  REQUIRE(out.summary);
+  CHECK(out.summary->best_speedup >= 3.0);
+  CHECK(out.summary->evaluations < 15); // it did not have to try everything
+  CHECK_THAT(out.summary->reason, Catch::StartsWith("target speedup reached ("));
+  CHECK_THAT(out.summary->reason, Catch::EndsWith(">= 3.00x)"));
+}
+
+TEST_CASE_METHOD(fixture, "a run stops once its best kernel reaches the "
+                          "target fraction of speed of light everywhere") {
+  auto opts = options(40);
+  opts.target_sol_fraction = 0.5; // the fake device reports 0.6 from a >= 4
+  auto out = run(opts, started_log());
+  REQUIRE(out.summary);
+  CHECK(out.summary->reason == "target fraction of speed of light reached");
+  for (const auto& w : out.summary->best_workloads)
+    CHECK(w.sol_fraction >= 0.5);
 }

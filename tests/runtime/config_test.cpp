@@ -68,6 +68,8 @@ TEST_CASE("a configuration with only run.task gets every default") {
   CHECK(cfg->supervisor.agents_per_team == 1);
   CHECK(cfg->supervisor.plateau_window == 8);
   CHECK(cfg->supervisor.plateau_threshold == 0.02);
+  CHECK(cfg->run.target_speedup == 0);
+  CHECK(cfg->run.target_sol_fraction == 0);
   CHECK(cfg->builtin.strategy == "local");
   CHECK(cfg->builtin.tokens_per_proposal == 1000);
   CHECK(cfg->builtin.explore_rounds == 6);
@@ -141,7 +143,8 @@ TEST_CASE("an unknown key names its position and the known keys") {
                 "\"../tasks\"\n")
         == message(3, 1,
           "unknown key 'run.sed' (known keys in [run]: name, root, "
-          "task, tasks_dir, seed, max_evaluations, max_wall_s)"));
+          "task, tasks_dir, seed, max_evaluations, max_wall_s, "
+          "target_speedup, target_sol_fraction)"));
   CHECK_THAT(failure(run_ok + "[timing]\nwarm_up = 3\n"),
     Catch::Contains(":5:1: unknown key 'timing.warm_up' (known keys "
                     "in [timing]: warmup, min_samples"));
@@ -219,6 +222,8 @@ TEST_CASE("values out of range are rejected with the range") {
     {"run", "max_wall_s", "0", "a number > 0, got 0"},
     {"run", "max_wall_s", "inf", "a number > 0, got float inf"},
     {"run", "max_wall_s", "nan", "a number > 0, got float nan"},
+    {"run", "target_speedup", "-2", "a number >= 0"},
+    {"run", "target_sol_fraction", "-0.5", "a number >= 0"},
     {"supervisor", "teams", "0", "an integer in [1, 64], got 0"},
     {"supervisor", "teams", "65", "an integer in [1, 64], got 65"},
     {"supervisor", "agents_per_team", "65", "an integer in [1, 64]"},

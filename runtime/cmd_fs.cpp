@@ -2,11 +2,11 @@
 // namespace (docs/store-layout.md). Read-only; works while the run goes on.
 
 #include <cstdio>
-#include <ctime>
 
 #include "persistence/export_tree.hpp"
 #include "persistence/file_tree.hpp"
 #include "runtime/cli.hpp"
+#include "runtime/report.hpp"
 #include "runtime/run_loader.hpp"
 
 namespace eat {
@@ -25,15 +25,6 @@ candidate's kernel.cpp, result.md and build.log. Every write is a version;
 latest version of every file under OUT_DIR (absent or empty), as a plain
 directory tree for a person or a coding agent to read.
 )";
-
-std::string when(int64_t unix_ms) {
-  auto t = static_cast<std::time_t>(unix_ms / 1000);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm);
-  return buf;
-}
 
 exit_code fs_ls(persistence::file_tree& files, const std::string& dir,
                 std::ostream& out) {
@@ -54,7 +45,7 @@ exit_code fs_log(persistence::file_tree& files, const std::string& path,
   if (!versions)
     return report(out, versions.error());
   for (const auto& v : *versions)
-    out << "v" << v.version << "  " << when(v.unix_ms) << " UTC  " << v.size
+    out << "v" << v.version << "  " << format_utc(v.unix_ms) << " UTC  " << v.size
         << " bytes  by " << (v.author.empty() ? "?" : v.author) << "  sha256 "
         << v.blob << "\n";
   return exit_code::ok;

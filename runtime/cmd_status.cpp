@@ -8,6 +8,7 @@
 #include "persistence/file_tree.hpp"
 #include "persistence/views.hpp"
 #include "runtime/cli.hpp"
+#include "runtime/report.hpp"
 #include "runtime/run_loader.hpp"
 
 namespace eat {
@@ -59,12 +60,6 @@ caf::expected<views> load_views(const persistence::store& s) {
       return err;
   }
   return out;
-}
-
-std::string fixed(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.2f", x);
-  return buf;
 }
 
 void print_status(std::ostream& out, const std::string& dir, const views& v,

@@ -1,30 +1,15 @@
 #include "runtime/event_summary.hpp"
 
 #include <cstdio>
-#include <ctime>
 
 #include "actors/protocol/progress.hpp"
 #include "actors/protocol/wire.hpp"
 #include "persistence/learning.hpp"
+#include "runtime/report.hpp"
 
 namespace eat {
 
 namespace {
-
-std::string when(int64_t unix_ms) {
-  auto t = static_cast<std::time_t>(unix_ms / 1000);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm);
-  return buf;
-}
-
-std::string fixed(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.2f", x);
-  return buf;
-}
 
 std::string join(const std::vector<std::string>& xs) {
   std::string out;
@@ -127,7 +112,7 @@ std::string details(const event& e) {
 } // namespace
 
 std::string event_summary(const event& e) {
-  return std::to_string(e.seq) + "  " + when(e.unix_ms) + "  "
+  return std::to_string(e.seq) + "  " + format_utc(e.unix_ms) + "  "
          + to_string(e.kind) + "  " + details(e);
 }
 

@@ -2,16 +2,11 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <ctime>
 
 namespace eat {
 
 namespace {
-
-std::string fixed(double x, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%.*f", digits, x);
-  return buf;
-}
 
 std::string first_line(const std::string& s) {
   auto end = s.find('\n');
@@ -20,6 +15,21 @@ std::string first_line(const std::string& s) {
 }
 
 } // namespace
+
+std::string fixed(double x, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.*f", digits, x);
+  return buf;
+}
+
+std::string format_utc(int64_t unix_ms) {
+  auto t = static_cast<std::time_t>(unix_ms / 1000);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm);
+  return buf;
+}
 
 std::string format_ns(double ns) {
   if (ns >= 1e9)

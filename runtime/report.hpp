@@ -24,6 +24,12 @@ std::string progress_line(const team_progress& p, uint64_t done,
 /// kernel's source is (`best_path`, empty when nothing passed).
 std::string final_report(const run_summary& s, const std::string& best_path);
 
+/// `x` with `digits` decimals, e.g. fixed(2.345, 2) == "2.35".
+std::string fixed(double x, int digits = 2);
+
+/// "2026-11-30 10:58:41" (UTC) for milliseconds since the Unix epoch.
+std::string format_utc(int64_t unix_ms);
+
 /// "1.23 ms", "456 us", "78 ns".
 std::string format_ns(double ns);
 

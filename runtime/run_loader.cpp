@@ -28,14 +28,6 @@ open_run_store_dir(const std::filesystem::path& run_dir) {
   return open_run_store(run_dir / "store", 0, true);
 }
 
-caf::expected<run_history> read_history(persistence::store& store) {
-  persistence::event_log log{store};
-  auto events = log.read(1);
-  if (!events)
-    return events.error();
-  return rebuild(*events);
-}
-
 caf::expected<std::shared_ptr<persistence::run_writer>>
 open_run_writer(persistence::store& store) {
   auto writer = persistence::run_writer::open(store);

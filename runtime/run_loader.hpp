@@ -25,9 +25,6 @@ open_run_store(const std::filesystem::path& store_dir, uint64_t map_size_mib,
 caf::expected<std::shared_ptr<persistence::store>>
 open_run_store_dir(const std::filesystem::path& run_dir);
 
-/// Reads the whole log and rebuilds the run's history from it.
-caf::expected<run_history> read_history(persistence::store& store);
-
 /// Opens the single writer of `store` (rebuilding the history).
 caf::expected<std::shared_ptr<persistence::run_writer>>
 open_run_writer(persistence::store& store);

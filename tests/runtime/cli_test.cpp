@@ -112,6 +112,9 @@ TEST_CASE("the final report gives the best speedup, the candidates tried and "
   none.best_candidate.clear();
   CHECK_THAT(final_report(none, ""), Catch::Contains("no candidate passed"));
   CHECK(format_ns(1.5e6) == "1.50 ms");
+  CHECK(fixed(2.345) == "2.35");
+  CHECK(fixed(2.5, 1) == "2.5");
+  CHECK(format_utc(1796036324270) == "2026-11-30 10:58:44");
   CHECK(format_ns(2500) == "2.5 us");
 }
 

@@ -70,17 +70,6 @@ std::string join(const std::vector<std::string>& xs) {
   return result;
 }
 
-/// The three shared objects of one evaluation, or why not.
-struct compile_stage {
-  eval_status status = eval_status::passed;
-  std::string detail;
-  std::string build_log;
-  double seconds = 0;
-  std::string reference_so;
-  std::string baseline_so;
-  std::string candidate_so;
-};
-
 class cpu_device final : public device {
 public:
   cpu_device(std::string id, cpu_options opts, compiler comp, int core,
@@ -91,6 +80,13 @@ public:
                    + ", " + compiler_.identity() + ", " + peak_text(peak_);
     compiler_text_
       = compiler_.identity() + "; " + join(shared_object_flags(opts_.flags));
+    caps_.kind = "cpu";
+    caps_.model = cpu_model();
+    caps_.arch = cpu_arch();
+    caps_.memory_bytes = opts_.address_space_mib * 1024 * 1024;
+    caps_.peak_flops = peak_.flops_per_s;
+    caps_.peak_bytes_per_s = peak_.bytes_per_s;
+    caps_.identity = "cpu:core" + std::to_string(core_) + ":" + caps_.model;
   }
 
   std::string id() const override {
@@ -101,14 +97,18 @@ public:
     return description_;
   }
 
-  eval_result evaluate(
-    const task_spec& task, const candidate& c, uint64_t seed) override;
+  device_caps caps() const override {
+    return caps_;
+  }
+
+  prepared prepare(const task_spec& task, const candidate& c) const override;
+
+  eval_result run(const task_spec& task, const candidate& c,
+                  const prepared& objects, uint64_t seed) override;
 
 private:
-  compile_stage compile_all(const task_spec& task, const candidate& c) const;
-
   runner_request make_request(
-    const task_spec& task, const compile_stage& so, uint64_t seed) const;
+    const task_spec& task, const prepared& so, uint64_t seed) const;
 
   std::string id_;
   cpu_options opts_;
@@ -117,11 +117,11 @@ private:
   cpu_peak peak_;
   std::string description_;
   std::string compiler_text_;
+  device_caps caps_;
 };
 
-compile_stage cpu_device::compile_all(
-  const task_spec& task, const candidate& c) const {
-  compile_stage out;
+prepared cpu_device::prepare(const task_spec& task, const candidate& c) const {
+  prepared out;
   struct job {
     const std::string& source;
     const std::vector<std::string>& flags;
@@ -134,12 +134,17 @@ compile_stage cpu_device::compile_all(
   };
   job jobs[] = {
     {task.reference_source, reference_flags, "reference.cpp",
-      "the task's reference", eval_status::rejected, out.reference_so},
+      "the task's reference", eval_status::rejected, out.reference_object},
     {task.baseline_source, opts_.flags, "baseline.cpp", "the task's baseline",
-      eval_status::rejected, out.baseline_so},
+      eval_status::rejected, out.baseline_object},
     {c.source, opts_.flags, "candidate.cpp", "the candidate",
-      eval_status::compile_error, out.candidate_so},
+      eval_status::compile_error, out.candidate_object},
   };
+  if (auto why = check_task(task); !why.empty()) {
+    out.status = eval_status::rejected;
+    out.detail = std::move(why);
+    return out;
+  }
   for (auto& j : jobs) {
     auto fail = [&](std::string detail) {
       out.status = j.failure;
@@ -162,7 +167,7 @@ compile_stage cpu_device::compile_all(
 }
 
 runner_request cpu_device::make_request(
-  const task_spec& task, const compile_stage& so, uint64_t seed) const {
+  const task_spec& task, const prepared& so, uint64_t seed) const {
   runner_request req;
   req.nonce = (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
   req.kind = task.kind;
@@ -170,9 +175,9 @@ runner_request cpu_device::make_request(
   req.atol = task.atol;
   req.rtol = task.rtol;
   req.workloads = task.workloads;
-  req.reference_so = so.reference_so;
-  req.baseline_so = so.baseline_so;
-  req.candidate_so = so.candidate_so;
+  req.reference_so = so.reference_object;
+  req.baseline_so = so.baseline_object;
+  req.candidate_so = so.candidate_object;
   req.seed = seed;
   req.timing = opts_.timing;
   req.core = core_;
@@ -181,8 +186,8 @@ runner_request cpu_device::make_request(
   return req;
 }
 
-eval_result cpu_device::evaluate(
-  const task_spec& task, const candidate& c, uint64_t seed) {
+eval_result cpu_device::run(const task_spec& task, const candidate& c,
+                            const prepared& objects, uint64_t seed) {
   eval_result result;
   result.candidate = c.id;
   result.seed = seed;
@@ -194,13 +199,10 @@ eval_result cpu_device::evaluate(
     result.detail = std::move(detail);
     return std::move(result);
   };
-  if (auto why = check_task(task); !why.empty())
-    return fail(eval_status::rejected, std::move(why));
-  auto objects = compile_all(task, c);
   result.compile_s = objects.seconds;
-  result.build_log = std::move(objects.build_log);
+  result.build_log = objects.build_log;
   if (objects.status != eval_status::passed)
-    return fail(objects.status, std::move(objects.detail));
+    return fail(objects.status, objects.detail);
   runner_launch launch{opts_.runner_path,
     (fs::path{opts_.work_dir} / "scratch").string(), opts_.eval_timeout_s};
   auto run = run_runner(launch, make_request(task, objects, seed));
@@ -253,6 +255,20 @@ caf::expected<cpu_peak> device_peak(const cpu_options& opts, int core) {
 }
 
 } // namespace
+
+std::string cpu_arch() {
+  std::ifstream in{"/proc/cpuinfo"};
+  std::string line;
+  std::string arch = "x86_64";
+  while (std::getline(in, line))
+    if (line.rfind("flags", 0) == 0) {
+      for (const char* f : {" avx512f", " avx2", " avx512_bf16"})
+        if (line.find(std::string{f} + " ") != line.npos)
+          arch += f;
+      break;
+    }
+  return arch;
+}
 
 std::string cpu_model() {
   std::ifstream in{"/proc/cpuinfo"};

@@ -31,4 +31,8 @@ caf::expected<int> resolve_core(int requested);
 /// The CPU's model name from /proc/cpuinfo ("unknown CPU" when absent).
 std::string cpu_model();
 
+/// "x86_64" followed by the SIMD extensions that matter for kernels, e.g.
+/// "x86_64 avx512f avx2 avx512_bf16".
+std::string cpu_arch();
+
 } // namespace eat::devices

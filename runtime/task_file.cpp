@@ -107,6 +107,11 @@ std::string read_only_value(
   return value.value_or("");
 }
 
+constexpr toml_check::string_rule backend_rule{
+  "\"cpu\", \"cuda\" or \"hip\"", [](std::string_view x) {
+    return x == "cpu" || x == "cuda" || x == "hip";
+  }};
+
 void check_name(table_reader& t, const std::string& folder_name) {
   if (!t.require("name"))
     return;
@@ -286,7 +291,7 @@ std::vector<template_family> read_templates(
 task_spec read_task(const toml::table& root, const fs::path& folder,
   const std::string& name, problems& out) {
   table_reader t{&root, "", "",
-    {"name", "description", "kind", "dtype", "atol", "rtol", "reference",
+    {"name", "description", "kind", "backend", "dtype", "atol", "rtol", "reference",
       "baseline", "workloads", "templates"},
     out};
   task_spec spec;
@@ -294,6 +299,7 @@ task_spec read_task(const toml::table& root, const fs::path& folder,
   check_name(t, name);
   t.string("description", any_string);
   spec.kind = read_only_value(t, "kind", "gemm");
+  spec.backend = t.string("backend", backend_rule).value_or("cpu");
   spec.dtype = read_only_value(t, "dtype", "float32");
   spec.atol = t.number("atol", tolerance).value_or(default_tolerance);
   spec.rtol = t.number("rtol", tolerance).value_or(default_tolerance);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -50,5 +51,36 @@ struct run_summary {
 EAT_DESCRIBE(run_summary, run_id, reason, evaluations, passed, tokens,
              best_candidate, best_team, best_speedup, best_workloads,
              best_family, best_params, best_source)
+
+/// One device's load, as its pool reports it.
+struct device_load {
+  /// Device id, e.g. "cpu0".
+  std::string device;
+  /// Backend kind, e.g. "cpu".
+  std::string kind;
+  /// Evaluations finished (timed stage done) on this device.
+  uint64_t evaluations = 0;
+  /// Seconds spent in timed stages, and since the pool started.
+  double busy_s = 0;
+  double wall_s = 0;
+  /// Health checks failed in a row.
+  uint32_t failed_checks = 0;
+  /// True once drained: it takes no more work.
+  bool drained = false;
+  /// Why it was drained ("" when not).
+  std::string why;
+};
+EAT_DESCRIBE(device_load, device, kind, evaluations, busy_s, wall_s,
+             failed_checks, drained, why)
+
+/// A device pool's queues and devices.
+struct pool_status {
+  /// Jobs waiting (compiling or compiled) per team.
+  std::map<std::string, uint64_t> queued;
+  /// Re-verifications waiting.
+  uint64_t reverifications = 0;
+  std::vector<device_load> devices;
+};
+EAT_DESCRIBE(pool_status, queued, reverifications, devices)
 
 } // namespace eat

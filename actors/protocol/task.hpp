@@ -46,6 +46,9 @@ struct task_spec {
   /// Harness kind: the C ABI of the entry point and how inputs are made
   /// (only "gemm" so far, see docs/tasks.md).
   std::string kind;
+  /// Backend the sources are written for: "cpu", "cuda" or "hip". Devices
+  /// of another kind do not evaluate the task ("sim" devices take any).
+  std::string backend = "cpu";
   /// Element type of inputs and outputs, e.g. "float32".
   std::string dtype;
   /// Absolute and relative tolerance: |a - b| <= atol + rtol * |ref|.
@@ -59,7 +62,7 @@ struct task_spec {
   /// Parameterised templates for the builtin agent.
   std::vector<template_family> families;
 };
-EAT_DESCRIBE(task_spec, name, kind, dtype, atol, rtol, workloads,
+EAT_DESCRIBE(task_spec, name, kind, backend, dtype, atol, rtol, workloads,
              reference_source, baseline_source, families)
 
 } // namespace eat

@@ -181,7 +181,7 @@ TEST_CASE("unknown keys in a task file are reported") {
   auto text = scratch_tasks::original();
   CHECK_THAT(s.failure(replace(text, "kind = ", "flavour = 1\nkind = ")),
     Catch::Contains(":4:1: unknown key 'flavour' (known keys: name, "
-                    "description, kind, dtype, atol, rtol, reference, "
+                    "description, kind, backend, dtype, atol, rtol, reference, "
                     "baseline, workloads, templates)"));
   CHECK_THAT(s.failure(replace(text, "name = \"m2_n3_k4\"\n",
                "name = \"m2_n3_k4\"\nweight = 2\n")),
@@ -446,4 +446,17 @@ TEST_CASE("the sgemm task of the repository loads and renders") {
   auto source = eat::render_template(tiled, choice);
   REQUIRE(source);
   CHECK(eat::find_placeholders(*source).empty());
+}
+
+TEST_CASE("a task names the backend its sources are written for") {
+  scratch_tasks s;
+  auto text = scratch_tasks::original();
+  CHECK_THAT(s.failure(replace(text, "kind = ", "backend = \"opencl\"\nkind = ")),
+    Catch::Contains(
+      "backend: expected \"cpu\", \"cuda\" or \"hip\", got string \"opencl\""));
+  auto text_cuda = replace(text, "kind = ", "backend = \"cuda\"\nkind = ");
+  write(s.task_file(), text_cuda);
+  auto task = eat::load_task(s.dir(), "tiny_gemm");
+  REQUIRE(task);
+  CHECK(task->backend == "cuda");
 }

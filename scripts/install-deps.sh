@@ -15,6 +15,10 @@ packages=(
   libmsgpack-cxx-dev             # wire format
   liblmdb-dev lmdb-utils         # store
   libtomlplusplus-dev            # configuration files
+  nlohmann-json3-dev             # reading JSON (agent output, plans, task definitions)
+  libcurl4-openssl-dev           # http agents (OpenAI-compatible, Anthropic)
+  libopenblas-dev                # expert CPU baseline (sgemm)
+  libbenchmark-dev               # bench/harness_bench: agreement with Google Benchmark
   catch2                         # tests
 )
 if [[ "${EAT_WITH_HIP:-0}" == "1" ]]; then

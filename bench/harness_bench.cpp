@@ -1,0 +1,373 @@
+// harness_bench: how trustworthy and how busy the harness is, in one run.
+//
+//   (i)   repeatability: the CV, across 10 evaluations of one compiled
+//         kernel (tiled sgemm, >= 1 ms per call) on the cpu device, of the
+//         candidate's median time (goal < 1 %);
+//   (ii)  agreement with Google Benchmark timing the same .so in this
+//         process, pinned to the same core, rotating input sets of the same
+//         total size (goal: medians within 5 %);
+//   (iii) device utilisation with 100 queued candidates: a device pool over
+//         one cpu device, distinct template instances (every compile is
+//         real), busy_s / wall_s as the pool measures them (goal >= 95 %).
+//
+// Usage: harness_bench [--quick] [--candidates N] [--core C]
+// --quick: 5 evaluations in (i), m=n=k=256, 20 candidates in (iii).
+// --core: the core the devices (and Google Benchmark) use; default the last.
+// docs/performance.md records the figures.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include <dlfcn.h>
+#include <sched.h>
+
+#include <benchmark/benchmark.h>
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+#include <caf/scoped_actor.hpp>
+
+#include "actors/device_pool.hpp"
+#include "bench/bench_util.hpp"
+#include "devices/cpu_device.hpp"
+#include "devices/kind.hpp"
+#include "devices/rng.hpp"
+#include "runtime/system_setup.hpp"
+
+namespace {
+
+using namespace eat;
+using gemm_fn
+  = void (*)(const float*, const float*, float*, int64_t, int64_t, int64_t);
+
+struct settings {
+  bool quick = false;
+  int evaluations = 10;
+  int64_t size = 320;
+  int candidates = 100;
+  /// Core of the cpu devices; -1: the last one this process may use.
+  int core = -1;
+};
+
+settings parse(int argc, char** argv) {
+  settings s;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--quick") == 0) {
+      s.quick = true;
+      s.evaluations = 5;
+      s.size = 256;
+      s.candidates = 20;
+    } else if (std::strcmp(argv[i], "--core") == 0 && i + 1 < argc) {
+      s.core = std::atoi(argv[++i]);
+    } else if (std::strcmp(argv[i], "--candidates") == 0 && i + 1 < argc) {
+      s.candidates = std::max(1, std::atoi(argv[++i]));
+    } else {
+      std::fprintf(stderr, "usage: harness_bench [--quick] [--candidates N] "
+                           "[--core C]\n");
+      std::exit(2);
+    }
+  }
+  return s;
+}
+
+double median(std::vector<double> xs) {
+  std::sort(xs.begin(), xs.end());
+  auto n = xs.size();
+  return n % 2 ? xs[n / 2] : (xs[n / 2 - 1] + xs[n / 2]) / 2;
+}
+
+double cv(const std::vector<double>& xs) {
+  double mean = 0;
+  for (auto x : xs)
+    mean += x / static_cast<double>(xs.size());
+  double var = 0;
+  for (auto x : xs)
+    var += (x - mean) * (x - mean) / static_cast<double>(xs.size() - 1);
+  return std::sqrt(var) / mean;
+}
+
+template<class T>
+T unwrap(caf::expected<T> x, const char* what) {
+  if (!x) {
+    std::fprintf(
+      stderr, "harness_bench: %s: %s\n", what, render(x.error()).c_str());
+    std::exit(1);
+  }
+  return std::move(*x);
+}
+
+devices::cpu_options device_options(const std::string& work_dir, int core) {
+  devices::cpu_options opts;
+  opts.core = core;
+  opts.runner_path = EAT_RUNNER_PATH;
+  opts.work_dir = work_dir;
+  return opts;
+}
+
+// -- the sgemm task and its tiled template (kernels/sgemm/) -------------------
+
+std::string read_source(const std::string& relative) {
+  auto path = std::filesystem::path{EAT_SOURCE_DIR} / relative;
+  std::ifstream in{path, std::ios::binary};
+  if (!in) {
+    std::fprintf(stderr, "harness_bench: cannot read %s\n", path.c_str());
+    std::exit(1);
+  }
+  return std::string{std::istreambuf_iterator<char>{in}, {}};
+}
+
+task_spec sgemm_task(int64_t size) {
+  task_spec task;
+  task.name = "sgemm";
+  task.kind = "gemm";
+  task.dtype = "float32";
+  task.atol = 1e-4;
+  task.rtol = 1e-4;
+  auto n = std::to_string(size);
+  task.workloads = {
+    {"m" + n + "_n" + n + "_k" + n, {{"m", size}, {"n", size}, {"k", size}}}};
+  task.reference_source = read_source("kernels/sgemm/reference.cpp");
+  task.baseline_source = read_source("kernels/sgemm/baseline.cpp");
+  return task;
+}
+
+candidate tiled(
+  std::string id, const std::string& order, int tm, int tn, int tk) {
+  auto text = read_source("kernels/sgemm/tiled.cpp.in");
+  auto replace = [&](const std::string& key, const std::string& value) {
+    auto placeholder = "{{" + key + "}}";
+    for (auto pos = text.find(placeholder); pos != std::string::npos;
+         pos = text.find(placeholder, pos + value.size()))
+      text.replace(pos, placeholder.size(), value);
+  };
+  replace("loop_order", order);
+  replace("tile_m", std::to_string(tm));
+  replace("tile_n", std::to_string(tn));
+  replace("tile_k", std::to_string(tk));
+  candidate c;
+  c.id = std::move(id);
+  c.team = "t0";
+  c.agent = "bench";
+  c.task = "sgemm";
+  c.family = "tiled";
+  c.params = {{"loop_order", order}, {"tile_m", std::to_string(tm)},
+    {"tile_n", std::to_string(tn)}, {"tile_k", std::to_string(tk)}};
+  c.source = std::move(text);
+  return c;
+}
+
+// -- (i) repeatability
+// ---------------------------------------------------------
+
+struct repeat_figures {
+  std::vector<double> medians_ns;
+  std::string so_path;
+  int core = 0;
+};
+
+repeat_figures repeatability(const settings& s, devices::device& dev,
+  const task_spec& task, const candidate& c) {
+  auto objects = dev.prepare(task, c);
+  if (objects.status != eval_status::passed) {
+    std::fprintf(stderr, "harness_bench: cannot compile: %s\n%s\n",
+      objects.detail.c_str(), objects.build_log.c_str());
+    std::exit(1);
+  }
+  repeat_figures out;
+  out.so_path = objects.candidate_object;
+  for (int i = 0; i < s.evaluations; ++i) {
+    auto r = dev.run(task, c, objects, 1000 + static_cast<uint64_t>(i));
+    if (r.status != eval_status::passed || r.workloads.empty()) {
+      std::fprintf(stderr, "harness_bench: evaluation %d: %s %s\n", i,
+        to_string(r.status).c_str(), r.detail.c_str());
+      std::exit(1);
+    }
+    const auto& w = r.workloads[0];
+    out.medians_ns.push_back(w.candidate_median_ns);
+    std::printf("  evaluation %2d: median %.3f ms, %u samples, sample CV "
+                "%.2f %%\n",
+      i + 1, w.candidate_median_ns / 1e6, w.samples, 100 * w.candidate_cv);
+  }
+  return out;
+}
+
+// -- (ii) Google Benchmark
+// -----------------------------------------------------
+
+/// Collects the median aggregate of each benchmark.
+class median_reporter : public benchmark::ConsoleReporter {
+public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const auto& r : runs)
+      if (r.run_type == Run::RT_Aggregate && r.aggregate_name == "median")
+        median_ns = r.GetAdjustedRealTime();
+    ConsoleReporter::ReportRuns(runs);
+  }
+  double median_ns = 0;
+};
+
+double google_benchmark_median(
+  const std::string& so_path, int64_t size, int core, int repetitions) {
+  auto* lib = ::dlopen(so_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (lib == nullptr) {
+    std::fprintf(stderr, "harness_bench: dlopen: %s\n", ::dlerror());
+    std::exit(1);
+  }
+  auto fn = reinterpret_cast<gemm_fn>(::dlsym(lib, "eat_gemm"));
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(core, &set);
+  ::sched_setaffinity(0, sizeof(set), &set);
+  // The runner's rotation: input sets exceeding max(2 x L2, 32 MiB).
+  const auto* k = devices::find_kind("gemm");
+  std::vector<int64_t> dims{size, size, size};
+  auto sizes = k->sizes(dims);
+  uint64_t set_bytes = 4 * (sizes.inputs[0] + sizes.inputs[1]);
+  auto count = std::max<uint64_t>(2, ((32u << 20) + set_bytes - 1) / set_bytes);
+  std::vector<std::vector<std::vector<float>>> inputs;
+  for (uint64_t i = 0; i < count; ++i)
+    inputs.push_back(k->make_inputs(
+      dims, devices::input_style::random, devices::derive_seed(7, i)));
+  std::vector<float> out(sizes.output);
+  // Batches of 10 calls per repetition (GB's time per call is the batch's
+  // mean), back to back as the harness's samples are; the median over the
+  // repetitions is then comparable with the harness's median.
+  size_t i = 0;
+  benchmark::RegisterBenchmark("eat_gemm",
+    [&](benchmark::State& state) {
+      for (auto _ : state) {
+        auto& in = inputs[i++ % inputs.size()];
+        fn(in[0].data(), in[1].data(), out.data(), size, size, size);
+        benchmark::DoNotOptimize(out.data());
+        benchmark::ClobberMemory();
+      }
+    })
+    ->Unit(benchmark::kNanosecond)
+    ->Iterations(10)
+    ->Repetitions(repetitions)
+    ->ReportAggregatesOnly(true)
+    ->UseRealTime();
+  median_reporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  return reporter.median_ns;
+}
+
+// -- (iii) utilisation
+// ---------------------------------------------------------
+
+std::vector<candidate> distinct_candidates(int n) {
+  std::vector<candidate> out;
+  const char* orders[] = {"ikj", "kij", "ijk", "jik", "jki", "kji"};
+  const int tiles[] = {4, 8, 16, 32, 64, 128};
+  for (int i = 0; static_cast<int>(out.size()) < n; ++i) {
+    auto order = orders[i % 6];
+    int tm = tiles[(i / 6) % 6];
+    int tn = tiles[(i / 36) % 6];
+    int tk = tiles[(i / 216) % 6];
+    auto c = tiled("c" + std::to_string(i), order, tm, tn, tk);
+    c.team = "t" + std::to_string(i % 10);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+device_load utilisation(const settings& s, const std::string& work_dir) {
+  auto opts = device_options(work_dir, s.core);
+  // Slices of at most ~2 s of sampling keep 100 candidates within minutes.
+  opts.timing.max_time_s = 2;
+  auto dev
+    = unwrap(devices::make_cpu_device("cpu0", opts), "cpu device for the pool");
+  caf::actor_system_config cfg;
+  configure_actor_system(cfg);
+  caf::actor_system sys{cfg};
+  auto pool = spawn_device_pool(
+    sys, {std::shared_ptr<devices::device>{std::move(dev)}}, pool_options{});
+  auto task = sgemm_task(64);
+  caf::scoped_actor self{sys};
+  auto cs = distinct_candidates(s.candidates);
+  using handle = decltype(self->request(
+    pool, caf::infinite, evaluate_atom_v, task, candidate{}, uint64_t{0}));
+  std::vector<handle> handles;
+  for (size_t i = 0; i < cs.size(); ++i)
+    handles.push_back(
+      self->request(pool, caf::infinite, evaluate_atom_v, task, cs[i], i));
+  int passed = 0;
+  double compile_s = 0;
+  for (auto& h : handles)
+    h.receive(
+      [&](eval_result& r) {
+        passed += r.status == eval_status::passed;
+        compile_s += r.compile_s;
+      },
+      [&](caf::error& err) {
+        std::fprintf(stderr, "pool: %s\n", render(err).c_str());
+      });
+  device_load load;
+  self->request(pool, caf::infinite, status_atom_v)
+    .receive(
+      [&](pool_status& st) {
+        load = st.devices.at(0);
+      },
+      [&](caf::error&) {});
+  std::printf("  %d candidates, %d passed, %llu timed slices on %s; mean "
+              "compile %.2f s, mean slice %.2f s\n",
+    s.candidates, passed, static_cast<unsigned long long>(load.evaluations),
+    load.device.c_str(), compile_s / s.candidates,
+    load.busy_s / std::max<double>(1, load.evaluations));
+  self->send_exit(pool, caf::exit_reason::user_shutdown);
+  return load;
+}
+
+} // namespace
+
+static std::string load_average() {
+  std::ifstream in{"/proc/loadavg"};
+  std::string one;
+  in >> one;
+  return one.empty() ? "unknown" : one;
+}
+
+int main(int argc, char** argv) {
+  auto s = parse(argc, argv);
+  std::printf("load average at start: %s\n", load_average().c_str());
+  bench::scratch_dir scratch;
+  auto dev = unwrap(devices::make_cpu_device("cpu0",
+                      device_options((scratch.path() / "i").string(), s.core)),
+    "cpu device");
+  auto core = unwrap(devices::resolve_core(s.core), "core");
+  auto task = sgemm_task(s.size);
+  auto c = tiled("tiled", "ikj", 32, 256, 64);
+  std::printf("(i) %d evaluations of tiled ikj 32x256x64 at m=n=k=%lld on "
+              "core %d\n",
+    s.evaluations, static_cast<long long>(s.size), core);
+  auto rep = repeatability(s, *dev, task, c);
+  auto harness_median = median(rep.medians_ns);
+  std::printf("(ii) Google Benchmark on the same .so\n");
+  auto gb
+    = google_benchmark_median(rep.so_path, s.size, core, s.quick ? 100 : 300);
+  std::printf("(iii) device pool over one cpu device, %d queued candidates\n",
+    s.candidates);
+  auto load = utilisation(s, (scratch.path() / "iii").string());
+  auto util = load.wall_s > 0 ? load.busy_s / load.wall_s : 0;
+  std::printf("\nharness_bench%s (load average now %s, %u hardware "
+              "threads)\n",
+    s.quick ? " --quick" : "", load_average().c_str(),
+    std::thread::hardware_concurrency());
+  std::printf("  CV of %d repeated evaluations: %.2f %%   (goal < 1 %%)\n",
+    s.evaluations, 100 * cv(rep.medians_ns));
+  std::printf("  Google Benchmark / harness median: %.3f ms / %.3f ms = "
+              "%.3f   (goal within 5 %%)\n",
+    gb / 1e6, harness_median / 1e6, gb / harness_median);
+  std::printf("  device utilisation: %.1f s busy / %.1f s wall = %.1f %%   "
+              "(goal >= 95 %%)\n",
+    load.busy_s, load.wall_s, 100 * util);
+  return 0;
+}

@@ -1,0 +1,161 @@
+// The CUDA implementation of devices/gpu_runner/gpu_api.hpp, on the CUDA
+// runtime (cudart) only: the runner never links the driver library, so a
+// stub libcuda can never stand in for the real one.
+
+#include <cstdio>
+
+#include <cuda_runtime.h>
+
+#include "actors/protocol/error.hpp"
+#include "devices/cuda/nvml_clocks.hpp"
+#include "devices/gpu_runner/gpu_api.hpp"
+
+namespace eat::devices {
+
+namespace {
+
+std::string text(const char* what, cudaError_t rc) {
+  if (rc == cudaSuccess)
+    return {};
+  return std::string{what} + ": " + cudaGetErrorName(rc) + " ("
+         + cudaGetErrorString(rc) + ")";
+}
+
+std::string uuid_text(const cudaUUID_t& id) {
+  std::string out = "GPU-";
+  char buf[3];
+  for (int i = 0; i < 16; ++i) {
+    std::snprintf(buf, sizeof(buf), "%02x",
+      static_cast<unsigned char>(id.bytes[i]));
+    out += buf;
+    if (i == 3 || i == 5 || i == 7 || i == 9)
+      out += '-';
+  }
+  return out;
+}
+
+class cuda_api final : public gpu_api {
+public:
+  ~cuda_api() override {
+    for (auto* e : events_)
+      if (e != nullptr)
+        cudaEventDestroy(e);
+    if (stream_ != nullptr)
+      cudaStreamDestroy(stream_);
+  }
+
+  const char* backend() const override {
+    return "cuda";
+  }
+
+  std::string open(int index) override {
+    if (auto why = text("cudaSetDevice", cudaSetDevice(index)); !why.empty())
+      return why;
+    cudaDeviceProp p{};
+    if (auto why = text("cudaGetDeviceProperties",
+          cudaGetDeviceProperties(&p, index));
+        !why.empty())
+      return why;
+    identity_ = {p.name, uuid_text(p.uuid), static_cast<uint64_t>(p.l2CacheSize)};
+    // A blocking stream: a kernel launched on the legacy default stream
+    // instead of the given one is still ordered between the two events.
+    if (auto why = text("cudaStreamCreate", cudaStreamCreate(&stream_));
+        !why.empty())
+      return why;
+    for (auto& e : events_)
+      if (auto why = text("cudaEventCreate", cudaEventCreate(&e)); !why.empty())
+        return why;
+    return {};
+  }
+
+  gpu_identity identity() const override {
+    return identity_;
+  }
+
+  void* stream() const override {
+    return stream_;
+  }
+
+  caf::expected<void*> allocate(size_t bytes) override {
+    void* ptr = nullptr;
+    if (auto why = text("cudaMalloc", cudaMalloc(&ptr, bytes)); !why.empty())
+      return make_error(error::runner_failed, why);
+    return ptr;
+  }
+
+  void release(void* ptr) override {
+    cudaFree(ptr);
+  }
+
+  std::string to_device(void* dst, const void* src, size_t bytes) override {
+    return text("cudaMemcpy (to device)",
+      cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+  }
+
+  std::string to_host(void* dst, const void* src, size_t bytes) override {
+    return text("cudaMemcpy (to host)",
+      cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
+  }
+
+  std::string fill_async(void* ptr, int value, size_t bytes) override {
+    return text("cudaMemsetAsync", cudaMemsetAsync(ptr, value, bytes, stream_));
+  }
+
+  std::string reset_persisting_l2() override {
+    if (auto why = text("cudaCtxResetPersistingL2Cache",
+          cudaCtxResetPersistingL2Cache());
+        !why.empty())
+      return why;
+    auto rc = cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0);
+    // GPUs without persisting L2 (before sm_80) do not support the limit.
+    if (rc == cudaErrorUnsupportedLimit) {
+      cudaGetLastError();
+      return {};
+    }
+    return text("cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0)", rc);
+  }
+
+  std::string record(int event) override {
+    return text("cudaEventRecord", cudaEventRecord(events_[event], stream_));
+  }
+
+  caf::expected<float> elapsed_ms() override {
+    float ms = 0;
+    if (auto why = text("cudaEventElapsedTime",
+          cudaEventElapsedTime(&ms, events_[0], events_[1]));
+        !why.empty())
+      return make_error(error::runner_failed, why);
+    return ms;
+  }
+
+  std::string synchronize() override {
+    if (auto why = text("cudaDeviceSynchronize", cudaDeviceSynchronize());
+        !why.empty())
+      return why;
+    return text("cudaGetLastError", cudaGetLastError());
+  }
+
+  std::string error_text(int code) const override {
+    auto rc = static_cast<cudaError_t>(code);
+    return std::string{cudaGetErrorName(rc)} + " (" + cudaGetErrorString(rc)
+           + ")";
+  }
+
+  std::string clock_snapshot() override {
+    return nvml_.snapshot(identity_.identity);
+  }
+
+private:
+  nvml_clocks nvml_;
+  gpu_identity identity_;
+  cudaStream_t stream_ = nullptr;
+  cudaEvent_t events_[2] = {nullptr, nullptr};
+};
+
+} // namespace
+
+std::unique_ptr<gpu_api> make_gpu_api() {
+  return std::make_unique<cuda_api>();
+}
+
+} // namespace eat::devices

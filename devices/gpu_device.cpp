@@ -1,0 +1,324 @@
+#include "devices/gpu_device.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <random>
+
+#include <unistd.h>
+
+#include "actors/protocol/error.hpp"
+#include "devices/cpu_device.hpp"
+#include "devices/gpu_peaks.hpp"
+#include "devices/gpu_probe.hpp"
+#include "devices/gpu_runner_client.hpp"
+#include "devices/gpu_toolchain.hpp"
+#include "devices/kind.hpp"
+#include "devices/scoring.hpp"
+#include "devices/sha256.hpp"
+
+namespace eat::devices {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string short_number(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.4g", x);
+  return buf;
+}
+
+std::string peak_text(const cpu_peak& peak) {
+  return "peak ~" + short_number(peak.flops_per_s / 1e12) + " TFLOP/s, ~"
+         + short_number(peak.bytes_per_s / 1e9) + " GB/s";
+}
+
+std::string measurement_method(const timing_options& t, const std::string& b) {
+  auto events = b == "cuda" ? "cudaEvent" : "hipEvent";
+  return b + ": " + events + " pairs around each call plus a device-wide "
+         + "synchronise; before each sample the output is poisoned, L2 "
+         + "flushed (memset of a buffer >= 2x L2) and persisting L2 reset; "
+         + "baseline and candidate interleaved in random order; inputs "
+         + "perturbed every round; " + std::to_string(t.warmup)
+         + " warm-up calls; stop at >= " + std::to_string(t.min_samples)
+         + " samples and relative SE < " + short_number(t.max_rel_se)
+         + ", or after " + short_number(t.max_time_s)
+         + " s; speedup of medians with a paired bootstrap 95% CI";
+}
+
+/// What the device knows about its GPU, fixed when it is made.
+struct gpu_setup {
+  std::string backend;
+  gpu_info info;
+  std::string versions;
+  cpu_peak peak;
+  std::string peak_source;
+  int core = 0;
+};
+
+class gpu_device final : public device {
+public:
+  gpu_device(std::string id, gpu_options opts, gpu_toolchain tools,
+    gpu_setup setup)
+    : id_(std::move(id)), opts_(std::move(opts)), tools_(std::move(tools)),
+      setup_(std::move(setup)) {
+    const auto& g = setup_.info;
+    caps_.kind = setup_.backend;
+    caps_.model = g.name;
+    caps_.arch = g.arch;
+    caps_.memory_bytes = g.memory_bytes;
+    caps_.peak_flops = setup_.peak.flops_per_s;
+    caps_.peak_bytes_per_s = setup_.peak.bytes_per_s;
+    caps_.identity = g.uuid;
+    description_ = id_ + ": " + g.name + " (" + g.arch + ", " + g.uuid
+                   + ", GPU " + std::to_string(g.index) + "), "
+                   + setup_.versions + ", " + tools_.identity() + ", "
+                   + peak_text(setup_.peak) + " (" + setup_.peak_source + ")";
+  }
+
+  std::string id() const override {
+    return id_;
+  }
+
+  std::string description() const override {
+    return description_;
+  }
+
+  device_caps caps() const override {
+    return caps_;
+  }
+
+  prepared prepare(const task_spec& task, const candidate& c) const override {
+    prepared out;
+    out.status = eval_status::rejected;
+    if (task.backend != setup_.backend)
+      out.detail = "task '" + task.name + "' is for backend '" + task.backend
+                   + "', not " + setup_.backend;
+    else if (auto why = check_task(task); !why.empty())
+      out.detail = std::move(why);
+    else
+      return tools_.prepare(task, c, setup_.info.arch);
+    return out;
+  }
+
+  eval_result run(const task_spec& task, const candidate& c,
+    const prepared& objects, uint64_t seed) override;
+
+  std::string check_health() override {
+    auto health = setup_.backend == "cuda" ? check_cuda(setup_.info.index)
+                                           : check_hip(setup_.info.index);
+    return health.ok ? std::string{} : "health check failed: " + health.detail;
+  }
+
+private:
+  gpu_runner_request make_request(
+    const task_spec& task, const prepared& so, uint64_t seed) const;
+
+  std::string id_;
+  gpu_options opts_;
+  gpu_toolchain tools_;
+  gpu_setup setup_;
+  device_caps caps_;
+  std::string description_;
+};
+
+gpu_runner_request gpu_device::make_request(
+  const task_spec& task, const prepared& so, uint64_t seed) const {
+  gpu_runner_request req;
+  req.nonce = (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
+  req.kind = task.kind;
+  req.dtype = task.dtype;
+  req.atol = task.atol;
+  req.rtol = task.rtol;
+  req.workloads = task.workloads;
+  req.reference_so = so.reference_object;
+  req.baseline_so = so.baseline_object;
+  req.candidate_so = so.candidate_object;
+  req.seed = seed;
+  req.timing = opts_.timing;
+  req.core = setup_.core;
+  req.limits.address_space_mib = 0; // not applied by GPU runners
+  req.limits.cpu_s = static_cast<uint64_t>(std::ceil(opts_.eval_timeout_s)) + 1;
+  req.backend = setup_.backend;
+  req.gpu = setup_.info.index;
+  req.identity = setup_.info.uuid;
+  return req;
+}
+
+eval_result gpu_device::run(const task_spec& task, const candidate& c,
+  const prepared& objects, uint64_t seed) {
+  eval_result result;
+  result.candidate = c.id;
+  result.seed = seed;
+  result.source_hash = sha256_hex(c.source);
+  result.device = description_;
+  result.compiler = tools_.description(setup_.info.arch);
+  result.compile_s = objects.seconds;
+  result.build_log = objects.build_log;
+  auto fail = [&](eval_status status, std::string detail) {
+    result.status = status;
+    result.detail = std::move(detail);
+    return std::move(result);
+  };
+  if (objects.status != eval_status::passed)
+    return fail(objects.status, objects.detail);
+  runner_launch launch{opts_.runner_path,
+    (fs::path{opts_.work_dir} / "scratch").string(), opts_.eval_timeout_s};
+  auto run = run_gpu_runner(launch, make_request(task, objects, seed));
+  if (!run)
+    return fail(eval_status::runtime_error,
+      "cannot run the candidate: " + render(run.error()));
+  result.run_s = run->common.seconds;
+  result.method = measurement_method(opts_.timing, setup_.backend)
+                  + "; speed-of-light gate: " + peak_text(setup_.peak);
+  if (run->reply)
+    result.method += "; L2 flush " + std::to_string(run->reply->flush_bytes >> 20)
+                     + " MiB; " + run->reply->gpu_notes;
+  if (!run->common.reply)
+    return fail(run->common.status, std::move(run->common.detail));
+  auto scored = apply_speed_of_light(
+    score_reply(*run->common.reply, task.workloads, seed),
+    *find_kind(task.kind), task.workloads, setup_.peak);
+  result.workloads = std::move(scored.workloads);
+  result.geomean_speedup = scored.geomean_speedup;
+  result.status = scored.status;
+  result.detail = std::move(scored.detail);
+  return result;
+}
+
+/// The peaks of the gate: the table's (or an estimate), bandwidth lowered
+/// to the measured copy bandwidth; overrides win.
+caf::expected<std::pair<cpu_peak, std::string>> device_peak(
+  const std::string& backend, const gpu_info& g, const gpu_options& opts) {
+  cpu_peak peak;
+  std::string source;
+  if (auto table = tabled_peaks(g.name)) {
+    peak = {table->fp32_gate_flops(), table->bytes_per_s};
+    source = "table: " + table->model;
+  } else {
+    peak.flops_per_s = estimated_peak_flops(g.multiprocessors, g.clock_khz);
+    source = "model not in the table: FLOP/s estimated from SMs x clock";
+  }
+  if (opts.peak_bw_override <= 0) {
+    auto measured = measure_copy_bandwidth(backend, g.index);
+    if (!measured)
+      return std::move(measured.error());
+    if (peak.bytes_per_s <= 0 || *measured < peak.bytes_per_s) {
+      peak.bytes_per_s = *measured;
+      source += ", bandwidth measured (device-to-device copy)";
+    }
+  }
+  if (opts.peak_flops_override > 0)
+    peak.flops_per_s = opts.peak_flops_override;
+  if (opts.peak_bw_override > 0)
+    peak.bytes_per_s = opts.peak_bw_override;
+  return std::pair{peak, source};
+}
+
+/// GPU `index` of `backend` and the runtime's versions.
+caf::expected<std::pair<gpu_info, std::string>> find_gpu(
+  const std::string& backend, const std::string& id, int index) {
+  auto probe = backend == "cuda" ? probe_cuda() : probe_hip();
+  auto unavailable = [&](std::string why) {
+    return make_error(error::device_unavailable,
+      backend + " device " + id + ": " + std::move(why));
+  };
+  if (!probe.built)
+    return unavailable(probe.error);
+  for (const auto& g : probe.devices)
+    if (g.index == index)
+      return std::pair{g, probe.versions};
+  if (!probe.error.empty())
+    return unavailable("no usable GPU (" + probe.error + ")");
+  return unavailable("no GPU with index " + std::to_string(index) + " ("
+                     + std::to_string(probe.devices.size()) + " found)");
+}
+
+/// Checks the runner and work_dir options, making both paths absolute.
+caf::expected<void> resolve_paths(const std::string& id, gpu_options& opts) {
+  std::error_code ec;
+  auto runner = fs::absolute(opts.runner_path, ec);
+  if (opts.runner_path.empty() || ec || ::access(runner.c_str(), X_OK) != 0)
+    return make_error(error::device_unavailable,
+      id + ": no executable GPU runner at '" + opts.runner_path + "'");
+  opts.runner_path = runner.string();
+  if (opts.work_dir.empty())
+    return make_error(error::invalid_config, id + ": work_dir is not set");
+  auto work_dir = fs::absolute(opts.work_dir, ec);
+  if (!ec)
+    fs::create_directories(work_dir / "scratch", ec);
+  if (ec)
+    return make_error(error::io_failure,
+      id + ": cannot create " + opts.work_dir + "/scratch: " + ec.message());
+  opts.work_dir = work_dir.string();
+  return {};
+}
+
+caf::expected<std::unique_ptr<device>> make_gpu_device(
+  const std::string& backend, std::string id, int index, gpu_options opts) {
+  gpu_setup setup;
+  setup.backend = backend;
+  auto found = find_gpu(backend, id, index);
+  if (!found)
+    return std::move(found.error());
+  std::tie(setup.info, setup.versions) = std::move(*found);
+  if (auto ok = resolve_paths(id, opts); !ok)
+    return std::move(ok.error());
+  if (opts.compiler.empty())
+    opts.compiler = backend == "cuda" ? "nvcc" : "hipcc";
+  auto tools = gpu_toolchain::make(backend, opts.compiler, opts.host_compiler,
+    opts.flags, opts.work_dir, opts.compile_timeout_s);
+  if (!tools)
+    return std::move(tools.error());
+  auto core = resolve_core(opts.core);
+  if (!core)
+    return std::move(core.error());
+  setup.core = *core;
+  auto peak = device_peak(backend, setup.info, opts);
+  if (!peak)
+    return std::move(peak.error());
+  std::tie(setup.peak, setup.peak_source) = *peak;
+  return std::unique_ptr<device>{std::make_unique<gpu_device>(
+    std::move(id), std::move(opts), std::move(*tools), std::move(setup))};
+}
+
+} // namespace
+
+caf::expected<std::unique_ptr<device>> make_cuda_device(
+  std::string id, int index, gpu_options opts) {
+  return make_gpu_device("cuda", std::move(id), index, std::move(opts));
+}
+
+caf::expected<std::unique_ptr<device>> make_hip_device(
+  std::string id, int index, gpu_options opts) {
+  return make_gpu_device("hip", std::move(id), index, std::move(opts));
+}
+
+caf::expected<std::vector<std::unique_ptr<device>>> make_gpu_devices(
+  std::string_view backend, const gpu_options& opts) {
+  if (backend != "cuda" && backend != "hip")
+    return make_error(error::invalid_config,
+      "unknown GPU backend '" + std::string{backend} + "'");
+  auto indices = opts.gpus;
+  if (indices.empty()) {
+    auto probe = backend == "cuda" ? probe_cuda() : probe_hip();
+    for (const auto& g : probe.devices)
+      indices.push_back(g.index);
+    if (indices.empty())
+      return make_error(error::device_unavailable,
+        std::string{backend} + ": no GPU (" + probe.error + ")");
+  }
+  std::vector<std::unique_ptr<device>> result;
+  for (auto index : indices) {
+    auto dev = make_gpu_device(std::string{backend},
+      std::string{backend} + std::to_string(index), index, opts);
+    if (!dev)
+      return std::move(dev.error());
+    result.push_back(std::move(*dev));
+  }
+  return result;
+}
+
+} // namespace eat::devices

@@ -1,0 +1,116 @@
+// The few GPU runtime calls the GPU runner's harness needs, behind one
+// interface so that the harness (devices/gpu_runner/) is written once for
+// CUDA (devices/cuda/cuda_api.cpp, cudart) and HIP (devices/hip/hip_api.cpp,
+// the HIP runtime). Each runner executable links exactly one implementation,
+// which provides make_gpu_api().
+//
+// Owned by the runner's harness; used from the runner's only harness thread.
+// Every call returns "" on success or the runtime's error name and text.
+
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <caf/expected.hpp>
+
+namespace eat::devices {
+
+/// What the runtime says about the selected GPU.
+struct gpu_identity {
+  std::string name;
+  /// UUID ("GPU-...", CUDA) or PCI bus id (HIP).
+  std::string identity;
+  /// Bytes of L2 cache.
+  uint64_t l2_bytes = 0;
+};
+
+/// A GPU runtime: device selection, memory, one stream, two timing events.
+class gpu_api {
+public:
+  virtual ~gpu_api();
+
+  /// "cuda" or "hip".
+  virtual const char* backend() const = 0;
+
+  /// Makes GPU `index` current and creates the stream and the two events.
+  virtual std::string open(int index) = 0;
+
+  /// Describes the GPU chosen with open().
+  virtual gpu_identity identity() const = 0;
+
+  /// The stream kernels are given (as the ABI's `void* stream`).
+  virtual void* stream() const = 0;
+
+  virtual caf::expected<void*> allocate(size_t bytes) = 0;
+  virtual void release(void* ptr) = 0;
+  virtual std::string to_device(void* dst, const void* src, size_t bytes) = 0;
+  virtual std::string to_host(void* dst, const void* src, size_t bytes) = 0;
+
+  /// Sets `bytes` at `ptr` to `value`, asynchronously on the stream.
+  virtual std::string fill_async(void* ptr, int value, size_t bytes) = 0;
+
+  /// Evicts persisting L2 lines and sets the persisting L2 limit to 0 (a
+  /// no-op where the hardware has no persisting L2).
+  virtual std::string reset_persisting_l2() = 0;
+
+  /// Records the start (0) or stop (1) event on the stream.
+  virtual std::string record(int event) = 0;
+
+  /// Milliseconds between the start and stop events (both complete).
+  virtual caf::expected<float> elapsed_ms() = 0;
+
+  /// Waits until all work on the whole device is done, and reports any
+  /// error a kernel left behind.
+  virtual std::string synchronize() = 0;
+
+  /// Name and text of a runtime error code returned by a kernel entry.
+  virtual std::string error_text(int code) const = 0;
+
+  /// The GPU's clocks, temperature and throttle reasons now, e.g. "SM 1980
+  /// MHz, memory 2619 MHz, 41 C, throttle reasons: none", or why they
+  /// cannot be read (no NVML, no AMD SMI).
+  virtual std::string clock_snapshot() = 0;
+};
+
+/// The implementation the runner was linked with.
+std::unique_ptr<gpu_api> make_gpu_api();
+
+/// Device memory owned by the harness; freed when it leaves scope.
+class device_memory {
+public:
+  device_memory() = default;
+  device_memory(gpu_api& api, void* ptr, size_t bytes)
+    : api_(&api), ptr_(ptr), bytes_(bytes) {
+    // nop
+  }
+  device_memory(device_memory&& other) noexcept;
+  device_memory& operator=(device_memory&& other) noexcept;
+  device_memory(const device_memory&) = delete;
+  device_memory& operator=(const device_memory&) = delete;
+  ~device_memory();
+
+  /// Allocates `bytes` on the GPU of `api`.
+  static caf::expected<device_memory> make(gpu_api& api, size_t bytes);
+
+  void* get() const {
+    return ptr_;
+  }
+
+  float* floats() const {
+    return static_cast<float*>(ptr_);
+  }
+
+  size_t bytes() const {
+    return bytes_;
+  }
+
+private:
+  gpu_api* api_ = nullptr;
+  void* ptr_ = nullptr;
+  size_t bytes_ = 0;
+};
+
+} // namespace eat::devices

@@ -1,0 +1,194 @@
+#include "devices/gpu_runner/gpu_harness.hpp"
+#include "actors/protocol/error.hpp"
+
+#include <algorithm>
+#include <exception>
+#include <new>
+
+#include <dlfcn.h>
+
+#include "devices/runner/checks.hpp"
+
+namespace eat::devices {
+
+namespace {
+
+/// Smallest L2 flush buffer: larger than any L2 cache of today.
+constexpr uint64_t min_flush_bytes = uint64_t{64} << 20;
+
+struct entry_lookup {
+  void* fn = nullptr;
+  std::string error;
+};
+
+entry_lookup load_entry(const std::string& path, const char* symbol) {
+  // Never closed: the runner exits after one request.
+  void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr)
+    return {nullptr, std::string{"cannot load: "} + ::dlerror()};
+  ::dlerror();
+  void* fn = ::dlsym(handle, symbol);
+  if (fn == nullptr)
+    return {nullptr, std::string{"does not define "} + symbol
+                       + " (declare it extern \"C\" with the task's GPU ABI)"};
+  return {fn, {}};
+}
+
+/// Loads the three entry points into `ctx`; returns the failure, if any.
+check_outcome load_entries(gpu_context& ctx, const gpu_runner_request& req) {
+  auto ref = load_entry(req.reference_so, ctx.k->reference_entry);
+  if (!ref.fn)
+    return {eval_status::rejected, "the task's reference " + ref.error};
+  auto base = load_entry(req.baseline_so, ctx.gk->entry);
+  if (!base.fn)
+    return {eval_status::rejected, "the task's baseline " + base.error};
+  ctx.reference_code = code_lock::of(ref.fn);
+  if (auto why = ctx.reference_code.lock(); !why.empty())
+    return {eval_status::runtime_error,
+      "cannot lock the task's reference before loading the candidate: " + why};
+  auto threads = thread_count();
+  // Loading runs the candidate's static constructors inside the sandbox.
+  auto cand = load_entry(req.candidate_so, ctx.gk->entry);
+  if (!cand.fn)
+    return {eval_status::compile_error, "the candidate " + cand.error};
+  if (thread_count() > threads)
+    return {eval_status::rejected,
+      "hidden threads: the candidate's constructors started threads"};
+  ctx.reference = ref.fn;
+  ctx.baseline = base.fn;
+  ctx.candidate = cand.fn;
+  return {};
+}
+
+workload_report run_workload(
+  gpu_context& ctx, const workload& w, uint64_t workload_seed) {
+  workload_report report;
+  report.workload = w.name;
+  auto checked = check_gpu_workload(ctx, w, workload_seed);
+  report.status = checked.status;
+  report.detail = std::move(checked.detail);
+  report.max_abs_error = checked.max_abs_error;
+  if (report.status != eval_status::passed)
+    return report;
+  auto timed = time_gpu_workload(ctx, w, workload_seed);
+  report.status = timed.status;
+  report.detail = std::move(timed.detail);
+  report.baseline_ns = std::move(timed.baseline_ns);
+  report.candidate_ns = std::move(timed.candidate_ns);
+  report.candidate_cpu_ns = timed.candidate_cpu_ns;
+  report.candidate_wall_ns = timed.candidate_wall_ns;
+  report.input_sets = timed.input_sets;
+  report.set_bytes = timed.set_bytes;
+  return report;
+}
+
+workload_report run_workload_safely(
+  gpu_context& ctx, const workload& w, uint64_t workload_seed) {
+  auto failed = [&](std::string why) {
+    workload_report report;
+    report.workload = w.name;
+    report.status = eval_status::runtime_error;
+    report.detail = "workload " + w.name + ": " + std::move(why);
+    return report;
+  };
+  try {
+    return run_workload(ctx, w, workload_seed);
+  } catch (const std::bad_alloc&) {
+    return failed("out of host memory");
+  } catch (const std::exception& ex) {
+    return failed(std::string{"exception: "} + ex.what());
+  } catch (...) {
+    return failed("an exception of unknown type escaped");
+  }
+}
+
+/// Opens the GPU, allocates the flush buffer and loads the kernels into
+/// `ctx`; returns the failure, if any.
+check_outcome prepare_context(gpu_context& ctx, gpu_api& api,
+  const gpu_runner_request& req, gpu_runner_reply& reply) {
+  if (req.backend != api.backend())
+    return {eval_status::runtime_error, "a request for backend '" + req.backend
+                                          + "' reached the " + api.backend()
+                                          + " runner"};
+  if (auto why = api.open(req.gpu); !why.empty())
+    return {eval_status::runtime_error,
+      "GPU " + std::to_string(req.gpu) + " is unavailable: " + why};
+  auto id = api.identity();
+  reply.gpu_name = id.name;
+  if (!req.identity.empty() && req.identity != id.identity)
+    return {eval_status::runtime_error, "GPU " + std::to_string(req.gpu)
+                                          + " is " + id.identity
+                                          + ", not the expected "
+                                          + req.identity};
+  reply.flush_bytes = flush_bytes_for(id.l2_bytes);
+  auto flush = device_memory::make(api, reply.flush_bytes);
+  if (!flush)
+    return {eval_status::runtime_error,
+      "cannot allocate the L2 flush buffer: " + render(flush.error())};
+  ctx.flush = std::move(*flush);
+  ctx.api = &api;
+  ctx.atol = req.atol;
+  ctx.rtol = req.rtol;
+  ctx.timing = req.timing;
+  return load_entries(ctx, req);
+}
+
+} // namespace
+
+uint64_t flush_bytes_for(uint64_t l2_bytes) {
+  return std::max(2 * l2_bytes, min_flush_bytes);
+}
+
+std::string call_on_device(const gpu_context& ctx, void* fn,
+  device_problem& problem, const std::vector<int64_t>& dims) {
+  auto rc = ctx.gk->call(fn, problem.inputs().data(), problem.output(),
+    dims.data(), ctx.api->stream());
+  if (rc != 0)
+    return "the kernel returned error " + std::to_string(rc) + ": "
+           + ctx.api->error_text(rc);
+  if (auto why = ctx.api->synchronize(); !why.empty())
+    return "the device reported a fault: " + why;
+  return {};
+}
+
+gpu_runner_reply run_gpu_request(
+  gpu_api& api, const gpu_runner_request& req) {
+  gpu_runner_reply reply;
+  reply.nonce = req.nonce;
+  auto fail = [&](eval_status status, std::string detail) {
+    reply.status = status;
+    reply.detail = std::move(detail);
+    return std::move(reply);
+  };
+  task_spec task;
+  task.kind = req.kind;
+  task.dtype = req.dtype;
+  task.atol = req.atol;
+  task.rtol = req.rtol;
+  task.workloads = req.workloads;
+  if (auto why = check_task(task); !why.empty())
+    return fail(eval_status::rejected, std::move(why));
+  gpu_context ctx;
+  ctx.k = find_kind(req.kind);
+  ctx.gk = find_gpu_kind(req.kind);
+  if (ctx.gk == nullptr)
+    return fail(eval_status::rejected,
+      "kind '" + req.kind + "' has no GPU entry ABI");
+  if (auto ready = prepare_context(ctx, api, req, reply);
+      ready.status != eval_status::passed)
+    return fail(ready.status, std::move(ready.detail));
+  reply.gpu_notes = "before timing: " + api.clock_snapshot();
+  reply.status = eval_status::passed;
+  for (size_t i = 0; i < req.workloads.size(); ++i) {
+    reply.workloads.push_back(
+      run_workload_safely(ctx, req.workloads[i], derive_seed(req.seed, i)));
+    if (reply.workloads.back().status != eval_status::passed) {
+      auto& last = reply.workloads.back();
+      return fail(last.status, last.detail);
+    }
+  }
+  reply.gpu_notes += "; after timing: " + api.clock_snapshot();
+  return reply;
+}
+
+} // namespace eat::devices

@@ -1,0 +1,74 @@
+// The harness inside the GPU runners (eat-cuda-runner, eat-hip-runner):
+// opens the GPU, loads the reference (CPU), baseline and candidate (GPU)
+// shared objects, then checks and times the candidate against the
+// reference and the baseline on every workload, following
+// BENCHMARK-PROTOCOL.md sections 2 and 3 as the CPU harness does
+// (devices/runner/harness.hpp) with device memory, CUDA/HIP events and a
+// device-wide synchronise (docs/harness.md, "CUDA and HIP backends").
+//
+// Runs in the runner process after the sandbox is in place, on its main
+// thread; candidate host code runs in this same address space.
+
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "devices/gpu_runner/gpu_api.hpp"
+#include "devices/gpu_runner/gpu_kind.hpp"
+#include "devices/gpu_runner/gpu_problem.hpp"
+#include "devices/gpu_runner_protocol.hpp"
+#include "devices/kind.hpp"
+#include "devices/runner/code_lock.hpp"
+#include "devices/runner/harness.hpp"
+
+namespace eat::devices {
+
+/// Everything one workload's phases need; built once per request.
+struct gpu_context {
+  gpu_api* api = nullptr;
+  const kind* k = nullptr;
+  const gpu_kind* gk = nullptr;
+  /// Entry points found with dlsym: the reference runs on the CPU.
+  void* reference = nullptr;
+  void* baseline = nullptr;
+  void* candidate = nullptr;
+  /// The reference's code, inaccessible except while the harness calls it.
+  code_lock reference_code;
+  double atol = 0;
+  double rtol = 0;
+  timing_options timing;
+  /// Written before each timed sample to flush the L2 cache.
+  device_memory flush;
+  /// Threads this process may have: the runtime's own, counted after the
+  /// first baseline call (0 until then).
+  size_t allowed_threads = 0;
+};
+
+/// Runs `req` on the GPU of `api` to its reply: opens the GPU, loads the
+/// kernels, then each workload in turn until one fails. Never throws.
+gpu_runner_reply run_gpu_request(gpu_api& api, const gpu_runner_request& req);
+
+/// Calls `fn` on `problem` and waits for the whole device; returns "" or
+/// why the call failed (an error code returned, or a fault the device
+/// reported).
+std::string call_on_device(
+  const gpu_context& ctx, void* fn, device_problem& problem,
+  const std::vector<int64_t>& dims);
+
+/// Checks the candidate on workload `w` against the reference:
+/// `check_seeds` random cases and one structured case.
+check_outcome check_gpu_workload(
+  gpu_context& ctx, const workload& w, uint64_t workload_seed);
+
+/// Times baseline and candidate on `w` in paired rounds, checking every
+/// timed output.
+timing_outcome time_gpu_workload(
+  const gpu_context& ctx, const workload& w, uint64_t workload_seed);
+
+/// Bytes written to flush an L2 cache of `l2_bytes`: at least twice it,
+/// and at least 64 MiB.
+uint64_t flush_bytes_for(uint64_t l2_bytes);
+
+} // namespace eat::devices

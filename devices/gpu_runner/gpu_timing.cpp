@@ -1,0 +1,297 @@
+// The timing phase of one workload on a GPU (BENCHMARK-PROTOCOL.md
+// section 3). Each sample: poison the output, flush L2 (a memset of a
+// buffer >= 2x L2) and reset persisting L2, record the start event, call,
+// record the stop event, synchronise the whole device; the sample is the
+// time between the events. Baseline and candidate alternate in random
+// order; inputs are perturbed every round; every timed output is checked
+// against the baseline's output of the same round on a random subset of
+// elements, and completely on each set's last round.
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include <sys/resource.h>
+
+#include "devices/gpu_runner/gpu_harness.hpp"
+#include "actors/protocol/error.hpp"
+#include "devices/runner/checks.hpp"
+
+namespace eat::devices {
+
+namespace {
+
+constexpr size_t max_rounds = 100'000;
+constexpr uint64_t set_stream = 1'000'000;
+constexpr uint64_t order_stream = 2'000'000;
+/// Input sets rotated through (pointer-keyed result caches see new data).
+constexpr size_t input_sets = 2;
+/// Elements of each timed output compared with the baseline's.
+constexpr size_t checked_elements = 4096;
+
+/// One input set on the device, with an output for each kernel.
+struct gpu_set {
+  std::vector<std::vector<float>> inputs;
+  device_problem baseline;
+  device_problem candidate;
+  bool used = false;
+};
+
+struct timed_call {
+  int64_t event_ns = 0;
+  int64_t wall_ns = 0;
+  int64_t cpu_ns = 0;
+  std::string error;
+};
+
+int64_t cpu_now_ns() {
+  rusage usage;
+  getrusage(RUSAGE_SELF, &usage);
+  auto us = (int64_t{usage.ru_utime.tv_sec} + usage.ru_stime.tv_sec) * 1'000'000
+            + usage.ru_utime.tv_usec + usage.ru_stime.tv_usec;
+  return us * 1000;
+}
+
+/// Flushes L2 with a value that changes every sample.
+std::string flush_l2(const gpu_context& ctx, uint8_t value) {
+  if (auto why = ctx.api->fill_async(ctx.flush.get(), value, ctx.flush.bytes());
+      !why.empty())
+    return why;
+  return ctx.api->reset_persisting_l2();
+}
+
+timed_call time_one(const gpu_context& ctx, void* fn, device_problem& problem,
+  const std::vector<int64_t>& dims, uint8_t flush_value) {
+  timed_call t;
+  auto& api = *ctx.api;
+  for (auto why : {problem.poison(), flush_l2(ctx, flush_value)})
+    if (!why.empty())
+      return {0, 0, 0, why};
+  auto cpu0 = cpu_now_ns();
+  auto t0 = std::chrono::steady_clock::now();
+  if (auto why = api.record(0); !why.empty())
+    return {0, 0, 0, why};
+  auto rc = ctx.gk->call(
+    fn, problem.inputs().data(), problem.output(), dims.data(), api.stream());
+  auto stop = api.record(1);
+  auto sync = api.synchronize();
+  t.wall_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+    std::chrono::steady_clock::now() - t0)
+                .count();
+  t.cpu_ns = cpu_now_ns() - cpu0;
+  if (rc != 0)
+    t.error = "the kernel returned error " + std::to_string(rc) + ": "
+              + api.error_text(rc);
+  else if (!sync.empty())
+    t.error = "the device reported a fault: " + sync;
+  else if (!stop.empty())
+    t.error = stop;
+  if (!t.error.empty())
+    return t;
+  auto ms = api.elapsed_ms();
+  if (!ms)
+    t.error = render(ms.error());
+  else
+    t.event_ns = std::llround(static_cast<double>(*ms) * 1e6);
+  return t;
+}
+
+caf::expected<std::vector<gpu_set>> make_sets(const gpu_context& ctx,
+  const std::vector<int64_t>& dims, uint64_t workload_seed) {
+  auto sizes = ctx.k->sizes(dims);
+  std::vector<gpu_set> sets;
+  for (size_t s = 0; s < input_sets; ++s) {
+    gpu_set set;
+    set.inputs = ctx.k->make_inputs(
+      dims, input_style::random, derive_seed(workload_seed, set_stream + s));
+    for (auto* p : {&set.baseline, &set.candidate}) {
+      auto problem = device_problem::make(*ctx.api, sizes);
+      if (!problem)
+        return std::move(problem.error());
+      *p = std::move(*problem);
+      if (auto why = p->upload(set.inputs); !why.empty())
+        return make_error(error::runner_failed, why);
+    }
+    sets.push_back(std::move(set));
+  }
+  return sets;
+}
+
+/// Changes one element of each input on the host and in both problems.
+std::string perturb(gpu_set& set, rng& gen) {
+  for (size_t i = 0; i < set.inputs.size(); ++i) {
+    auto at = gen.below(set.inputs[i].size());
+    auto value = draw_value(input_style::random, gen);
+    set.inputs[i][at] = value;
+    for (auto* p : {&set.baseline, &set.candidate})
+      if (auto why = p->upload_one(i, at, value); !why.empty())
+        return why;
+  }
+  return {};
+}
+
+/// Compares the round's candidate output with the baseline's: `all`
+/// elements, or a random subset.
+std::string check_round(const gpu_context& ctx, const gpu_set& set,
+  const std::vector<int64_t>& dims, rng& gen, bool all) {
+  std::vector<float> base;
+  std::vector<float> cand;
+  for (auto why : {set.baseline.download(base), set.candidate.download(cand)})
+    if (!why.empty())
+      return why;
+  if (!guard_zones_intact(cand))
+    return "wrote outside its output buffer";
+  auto n = set.candidate.output_size();
+  auto compare = [&](size_t from, size_t count) {
+    return compare_outputs(output_part(cand) + from, output_part(base) + from,
+      count, 2 * ctx.atol, 2 * ctx.rtol);
+  };
+  auto fail = [&](const comparison& cmp, size_t from) {
+    return "output differs from the baseline's on the same inputs: "
+           + describe(cmp, ctx.k->element_name(from + cmp.index, dims));
+  };
+  if (all) {
+    auto cmp = compare(0, n);
+    return cmp.ok ? std::string{} : fail(cmp, 0);
+  }
+  for (size_t i = 0; i < std::min(n, checked_elements); ++i) {
+    auto at = gen.below(n);
+    if (auto cmp = compare(at, 1); !cmp.ok)
+      return fail(cmp, at);
+  }
+  return {};
+}
+
+bool sampling_done(const timing_options& t, const std::vector<int64_t>& xs,
+  double elapsed) {
+  if (elapsed >= t.max_time_s)
+    return true;
+  if (xs.size() < t.min_samples || elapsed < t.min_time_s || xs.size() < 2)
+    return false;
+  double sum = 0;
+  double sq = 0;
+  for (auto x : xs) {
+    sum += static_cast<double>(x);
+    sq += static_cast<double>(x) * static_cast<double>(x);
+  }
+  auto n = static_cast<double>(xs.size());
+  auto mean = sum / n;
+  auto var = std::max(0.0, (sq - n * mean * mean) / (n - 1));
+  return mean > 0 && std::sqrt(var / n) / mean < t.max_rel_se;
+}
+
+/// Median of `xs` (copied).
+double median_of(std::vector<int64_t> xs) {
+  std::sort(xs.begin(), xs.end());
+  return xs.empty() ? 0 : static_cast<double>(xs[xs.size() / 2]);
+}
+
+timing_outcome verify_timed(const gpu_context& ctx, const workload& w,
+  const std::vector<int64_t>& dims, std::vector<gpu_set>& sets, rng& gen,
+  const std::vector<int64_t>& candidate_wall, timing_outcome result);
+
+} // namespace
+
+timing_outcome time_gpu_workload(
+  const gpu_context& ctx, const workload& w, uint64_t workload_seed) {
+  timing_outcome result;
+  auto fail = [&](eval_status status, std::string why) {
+    result.status = status;
+    result.detail = "workload " + w.name + ", timing: " + std::move(why);
+    return std::move(result);
+  };
+  auto dims = ctx.k->dims(w);
+  auto sizes = ctx.k->sizes(dims);
+  uint64_t elements = 2 * sizes.output;
+  for (auto n : sizes.inputs)
+    elements += n;
+  result.set_bytes = elements * sizeof(float);
+  auto sets = make_sets(ctx, dims, workload_seed);
+  if (!sets)
+    return fail(eval_status::runtime_error, render(sets.error()));
+  result.input_sets = static_cast<uint32_t>(sets->size());
+  rng gen{derive_seed(workload_seed, order_stream)};
+  for (uint32_t i = 0; i < ctx.timing.warmup; ++i) {
+    auto& set = (*sets)[i % sets->size()];
+    for (auto [fn, p] : {std::pair{ctx.baseline, &set.baseline},
+           std::pair{ctx.candidate, &set.candidate}})
+      if (auto t = time_one(ctx, fn, *p, dims, 0); !t.error.empty())
+        return fail(eval_status::runtime_error, "warm-up: " + t.error);
+  }
+  std::vector<int64_t> candidate_wall;
+  auto start = std::chrono::steady_clock::now();
+  for (size_t round = 0; round < max_rounds; ++round) {
+    auto& set = (*sets)[round % sets->size()];
+    if (auto why = perturb(set, gen); !why.empty())
+      return fail(eval_status::runtime_error, why);
+    set.used = true;
+    auto flush_value = static_cast<uint8_t>(round);
+    bool candidate_first = (gen.next() & 1) != 0;
+    timed_call base;
+    timed_call cand;
+    if (candidate_first)
+      cand = time_one(ctx, ctx.candidate, set.candidate, dims, flush_value);
+    base = time_one(ctx, ctx.baseline, set.baseline, dims, flush_value);
+    if (!candidate_first)
+      cand = time_one(ctx, ctx.candidate, set.candidate, dims, flush_value);
+    for (const auto* t : {&base, &cand})
+      if (!t->error.empty())
+        return fail(eval_status::runtime_error, t->error);
+    if (auto why = check_round(ctx, set, dims, gen, false); !why.empty())
+      return fail(eval_status::incorrect, why);
+    result.baseline_ns.push_back(base.event_ns);
+    result.candidate_ns.push_back(cand.event_ns);
+    result.candidate_wall_ns += cand.wall_ns;
+    result.candidate_cpu_ns += cand.cpu_ns;
+    candidate_wall.push_back(cand.wall_ns);
+    auto elapsed
+      = std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+    if (sampling_done(ctx.timing, result.candidate_ns, elapsed))
+      break;
+  }
+  return verify_timed(
+    ctx, w, dims, *sets, gen, candidate_wall, std::move(result));
+}
+
+namespace {
+
+timing_outcome verify_timed(const gpu_context& ctx, const workload& w,
+  const std::vector<int64_t>& dims, std::vector<gpu_set>& sets, rng& gen,
+  const std::vector<int64_t>& candidate_wall, timing_outcome result) {
+  auto fail = [&](eval_status status, std::string why) {
+    result.status = status;
+    result.detail = "workload " + w.name + ", timed calls: " + std::move(why);
+    return std::move(result);
+  };
+  if (has_child_processes())
+    return fail(eval_status::rejected, child_processes_text);
+  if (ctx.allowed_threads > 0 && thread_count() > ctx.allowed_threads)
+    return fail(eval_status::rejected, "hidden threads: extra threads still "
+                                       "running after the timed calls");
+  if (shows_hidden_threads(result.candidate_cpu_ns, result.candidate_wall_ns,
+        result.candidate_ns.size()))
+    return fail(eval_status::rejected,
+      "hidden threads: " + std::to_string(result.candidate_cpu_ns)
+        + " ns of CPU time in " + std::to_string(result.candidate_wall_ns)
+        + " ns of wall time");
+  // Work the events did not see (another stream, a host thread) still
+  // delays the device-wide synchronise.
+  auto events = median_of(result.candidate_ns);
+  auto wall = median_of(candidate_wall);
+  if (events + 100'000 < 0.5 * wall)
+    return fail(eval_status::rejected,
+      "work outside the timed stream: the events saw "
+        + std::to_string(static_cast<int64_t>(events))
+        + " ns but the call took " + std::to_string(static_cast<int64_t>(wall))
+        + " ns until the device was idle (median)");
+  for (const auto& set : sets)
+    if (set.used)
+      if (auto why = check_round(ctx, set, dims, gen, true); !why.empty())
+        return fail(eval_status::incorrect, why);
+  return result;
+}
+
+} // namespace
+
+} // namespace eat::devices

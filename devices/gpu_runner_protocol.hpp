@@ -1,0 +1,50 @@
+// The messages between a GPU device (devices/gpu_device.hpp, parent) and its
+// sandboxed runner (eat-cuda-runner or eat-hip-runner, devices/gpu_runner/).
+// They extend the CPU runner's messages (devices/runner_protocol.hpp) with
+// what only a GPU evaluation needs, and travel the same way: one MessagePack
+// map read from the child's fd 3, one written to its fd 4. Because decoding
+// ignores unknown keys, a gpu_runner_reply also decodes as a runner_reply,
+// so the CPU side's interpretation of how a runner ended applies unchanged.
+// Plain values; any thread.
+
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "devices/runner_protocol.hpp"
+
+namespace eat::devices {
+
+/// What the GPU device asks its runner to do. `limits.address_space_mib` is
+/// ignored: a GPU runner sets no RLIMIT_AS (the CUDA and HIP runtimes
+/// reserve far more address space than they use).
+struct gpu_runner_request : runner_request {
+  /// Backend the request is meant for ("cuda" or "hip"); a runner of the
+  /// other backend refuses it.
+  std::string backend;
+  /// Runtime index of the GPU to evaluate on.
+  int32_t gpu = 0;
+  /// Stable identity the GPU must have (its UUID or PCI bus id); empty
+  /// skips the check. Guards against renumbered GPUs.
+  std::string identity;
+};
+
+/// The GPU runner's answer: the CPU runner's reply plus what the GPU said.
+struct gpu_runner_reply : runner_reply {
+  /// Model name the runtime reported for the GPU used.
+  std::string gpu_name;
+  /// Clocks, throttle reasons and temperatures before and after timing
+  /// (NVML), or why they were not recorded.
+  std::string gpu_notes;
+  /// Bytes written to flush the L2 cache before each sample.
+  uint64_t flush_bytes = 0;
+};
+
+EAT_DESCRIBE(gpu_runner_request, nonce, kind, dtype, atol, rtol, workloads,
+  reference_so, baseline_so, candidate_so, seed, timing, core, limits,
+  backend, gpu, identity)
+EAT_DESCRIBE(gpu_runner_reply, nonce, status, detail, workloads,
+  network_isolated, core, gpu_name, gpu_notes, flush_bytes)
+
+} // namespace eat::devices

@@ -1,0 +1,139 @@
+// The HIP implementation of devices/gpu_runner/gpu_api.hpp, on the HIP
+// runtime's host API (libamdhip64); compiled by the host compiler, no
+// device code. AMD GPUs have no persisting L2, so that reset is a no-op.
+
+#include <cstdio>
+
+#include <hip/hip_runtime_api.h>
+
+#include "actors/protocol/error.hpp"
+#include "devices/gpu_runner/gpu_api.hpp"
+
+namespace eat::devices {
+
+namespace {
+
+std::string text(const char* what, hipError_t rc) {
+  if (rc == hipSuccess)
+    return {};
+  return std::string{what} + ": " + hipGetErrorName(rc) + " ("
+         + hipGetErrorString(rc) + ")";
+}
+
+class hip_api final : public gpu_api {
+public:
+  ~hip_api() override {
+    for (auto* e : events_)
+      if (e != nullptr)
+        static_cast<void>(hipEventDestroy(e));
+    if (stream_ != nullptr)
+      static_cast<void>(hipStreamDestroy(stream_));
+  }
+
+  const char* backend() const override {
+    return "hip";
+  }
+
+  std::string open(int index) override {
+    if (auto why = text("hipSetDevice", hipSetDevice(index)); !why.empty())
+      return why;
+    hipDeviceProp_t p{};
+    if (auto why
+        = text("hipGetDeviceProperties", hipGetDeviceProperties(&p, index));
+        !why.empty())
+      return why;
+    char bus[32];
+    std::snprintf(bus, sizeof(bus), "%04x:%02x:%02x", p.pciDomainID,
+      p.pciBusID, p.pciDeviceID);
+    identity_ = {p.name, bus, static_cast<uint64_t>(p.l2CacheSize)};
+    // A blocking stream, ordered with the null stream (see cuda_api.cpp).
+    if (auto why = text("hipStreamCreate", hipStreamCreate(&stream_));
+        !why.empty())
+      return why;
+    for (auto& e : events_)
+      if (auto why = text("hipEventCreate", hipEventCreate(&e)); !why.empty())
+        return why;
+    return {};
+  }
+
+  gpu_identity identity() const override {
+    return identity_;
+  }
+
+  void* stream() const override {
+    return stream_;
+  }
+
+  caf::expected<void*> allocate(size_t bytes) override {
+    void* ptr = nullptr;
+    if (auto why = text("hipMalloc", hipMalloc(&ptr, bytes)); !why.empty())
+      return make_error(error::runner_failed, why);
+    return ptr;
+  }
+
+  void release(void* ptr) override {
+    static_cast<void>(hipFree(ptr));
+  }
+
+  std::string to_device(void* dst, const void* src, size_t bytes) override {
+    return text(
+      "hipMemcpy (to device)", hipMemcpy(dst, src, bytes, hipMemcpyHostToDevice));
+  }
+
+  std::string to_host(void* dst, const void* src, size_t bytes) override {
+    return text(
+      "hipMemcpy (to host)", hipMemcpy(dst, src, bytes, hipMemcpyDeviceToHost));
+  }
+
+  std::string fill_async(void* ptr, int value, size_t bytes) override {
+    return text("hipMemsetAsync", hipMemsetAsync(ptr, value, bytes, stream_));
+  }
+
+  std::string reset_persisting_l2() override {
+    return {};
+  }
+
+  std::string record(int event) override {
+    return text("hipEventRecord", hipEventRecord(events_[event], stream_));
+  }
+
+  caf::expected<float> elapsed_ms() override {
+    float ms = 0;
+    if (auto why = text("hipEventElapsedTime",
+          hipEventElapsedTime(&ms, events_[0], events_[1]));
+        !why.empty())
+      return make_error(error::runner_failed, why);
+    return ms;
+  }
+
+  std::string synchronize() override {
+    if (auto why = text("hipDeviceSynchronize", hipDeviceSynchronize());
+        !why.empty())
+      return why;
+    return text("hipGetLastError", hipGetLastError());
+  }
+
+  std::string error_text(int code) const override {
+    auto rc = static_cast<hipError_t>(code);
+    return std::string{hipGetErrorName(rc)} + " (" + hipGetErrorString(rc)
+           + ")";
+  }
+
+  std::string clock_snapshot() override {
+    return "clocks not recorded: this runner does not query rocm-smi or "
+           "AMD SMI";
+  }
+
+private:
+  gpu_identity identity_;
+  hipStream_t stream_ = nullptr;
+  hipEvent_t events_[2] = {nullptr, nullptr};
+};
+
+} // namespace
+
+std::unique_ptr<gpu_api> make_gpu_api() {
+  return std::make_unique<hip_api>();
+}
+
+} // namespace eat::devices

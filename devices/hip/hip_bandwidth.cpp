@@ -1,0 +1,65 @@
+// HIP side of measure_copy_bandwidth (devices/gpu_peaks.hpp): ten
+// device-to-device copies of 256 MiB timed with events, after one untimed.
+// Runs in the calling process (the parent), on the HIP runtime.
+
+#include <hip/hip_runtime_api.h>
+
+#include "actors/protocol/error.hpp"
+#include "devices/gpu_peaks.hpp"
+
+namespace eat::devices {
+
+namespace {
+
+constexpr size_t copy_bytes = size_t{256} << 20;
+constexpr int copies = 10;
+
+struct buffers {
+  void* src = nullptr;
+  void* dst = nullptr;
+  hipEvent_t start = nullptr;
+  hipEvent_t stop = nullptr;
+  ~buffers() {
+    static_cast<void>(hipFree(src));
+    static_cast<void>(hipFree(dst));
+    if (start != nullptr)
+      static_cast<void>(hipEventDestroy(start));
+    if (stop != nullptr)
+      static_cast<void>(hipEventDestroy(stop));
+  }
+};
+
+caf::expected<double> fail(const char* what, hipError_t rc) {
+  return make_error(error::device_unavailable,
+    std::string{"copy bandwidth probe: "} + what + ": " + hipGetErrorName(rc));
+}
+
+} // namespace
+
+caf::expected<double> measure_hip_copy_bandwidth(int index) {
+  buffers b;
+  hipError_t rc;
+  if ((rc = hipSetDevice(index)) != hipSuccess)
+    return fail("hipSetDevice", rc);
+  if ((rc = hipMalloc(&b.src, copy_bytes)) != hipSuccess
+      || (rc = hipMalloc(&b.dst, copy_bytes)) != hipSuccess)
+    return fail("hipMalloc", rc);
+  if ((rc = hipEventCreate(&b.start)) != hipSuccess
+      || (rc = hipEventCreate(&b.stop)) != hipSuccess)
+    return fail("hipEventCreate", rc);
+  static_cast<void>(hipMemset(b.src, 1, copy_bytes));
+  static_cast<void>(hipMemcpy(b.dst, b.src, copy_bytes, hipMemcpyDeviceToDevice));
+  static_cast<void>(hipEventRecord(b.start));
+  for (int i = 0; i < copies; ++i)
+    static_cast<void>(hipMemcpyAsync(b.dst, b.src, copy_bytes, hipMemcpyDeviceToDevice));
+  static_cast<void>(hipEventRecord(b.stop));
+  if ((rc = hipEventSynchronize(b.stop)) != hipSuccess)
+    return fail("copies", rc);
+  float ms = 0;
+  if ((rc = hipEventElapsedTime(&ms, b.start, b.stop)) != hipSuccess
+      || ms <= 0)
+    return fail("hipEventElapsedTime", rc);
+  return 2.0 * copy_bytes * copies / (ms * 1e-3);
+}
+
+} // namespace eat::devices

@@ -1,0 +1,92 @@
+// Specification of the CUDA and HIP devices where no GPU is needed: on a
+// machine without a GPU (or driver) making a device fails with a precise
+// reason, and the peak table and toolchain version parsing behave.
+
+#include <catch2/catch.hpp>
+
+#include "actors/protocol/error.hpp"
+#include "devices/gpu_device.hpp"
+#include "devices/gpu_peaks.hpp"
+#include "devices/gpu_probe.hpp"
+#include "devices/gpu_toolchain.hpp"
+#include "tests/devices/gpu_support.hpp"
+#include "tests/devices/test_support.hpp"
+
+using namespace eat;
+using namespace eat::devices;
+using namespace eat::devices::test;
+
+namespace {
+
+void check_unavailable(const std::string& backend, const gpu_probe_result& p) {
+  if (!p.devices.empty())
+    return; // a GPU machine: the GPU tests (label gpu) cover it
+  auto dir = make_temp_dir();
+  auto opts = quick_gpu_options(backend, dir);
+  auto dev = backend == "cuda" ? make_cuda_device("cuda0", 0, opts)
+                               : make_hip_device("hip0", 0, opts);
+  REQUIRE_FALSE(dev);
+  CHECK(dev.error() == make_error(error::device_unavailable, ""));
+  auto text = render(dev.error());
+  INFO(text);
+  CHECK_THAT(text, Catch::Contains(backend + " device"));
+  // The reason is the runtime's: no driver, no device, or not built.
+  CHECK_THAT(text, Catch::Contains(p.error));
+  CHECK_FALSE(p.error.empty());
+  auto all = make_gpu_devices(backend, opts);
+  REQUIRE_FALSE(all);
+  CHECK_THAT(render(all.error()), Catch::Contains("no GPU"));
+}
+
+} // namespace
+
+TEST_CASE("without a CUDA GPU, making a CUDA device fails with the reason") {
+  check_unavailable("cuda", probe_cuda());
+}
+
+TEST_CASE("without a HIP GPU, making a HIP device fails with the reason") {
+  check_unavailable("hip", probe_hip());
+}
+
+TEST_CASE("an unknown GPU backend is a configuration error") {
+  auto dev = make_gpu_devices("opencl", gpu_options{});
+  REQUIRE_FALSE(dev);
+  CHECK(dev.error() == make_error(error::invalid_config, ""));
+}
+
+TEST_CASE("the peak table knows the common data-centre GPUs") {
+  auto h200 = tabled_peaks("NVIDIA H200");
+  REQUIRE(h200);
+  CHECK(h200->model == "H200 SXM");
+  CHECK(h200->bytes_per_s == Approx(4.8e12));
+  // The gate's rate covers tf32 tensor cores, above plain fp32.
+  CHECK(h200->fp32_gate_flops() > h200->fp32_flops);
+  auto pcie = tabled_peaks("NVIDIA H100 PCIe");
+  REQUIRE(pcie);
+  CHECK(pcie->model == "H100 PCIe");
+  CHECK(tabled_peaks("NVIDIA H100 80GB HBM3")->model == "H100 SXM");
+  CHECK(tabled_peaks("AMD Instinct MI300X")->bf16_flops == Approx(1307e12));
+  CHECK_FALSE(tabled_peaks("NVIDIA GeForce GT 710"));
+  CHECK(estimated_peak_flops(132, 1980000) > 67e12);
+}
+
+TEST_CASE("the toolchain identity is the compiler's release line") {
+  auto nvcc = "nvcc: NVIDIA (R) Cuda compiler driver\nCopyright (c) 2005\n"
+              "Cuda compilation tools, release 13.0, V13.0.88\n";
+  CHECK(toolchain_version_line("cuda", nvcc)
+        == "nvcc: Cuda compilation tools, release 13.0, V13.0.88");
+  auto hipcc = "Traceback (most recent call last):\nHIP version: 5.2.21153-0\n"
+               "Debian clang version 15.0.6\nTarget: x86_64-pc-linux-gnu\n";
+  CHECK(toolchain_version_line("hip", hipcc)
+        == "hipcc: HIP version: 5.2.21153-0; Debian clang version 15.0.6");
+  CHECK(toolchain_version_line("cuda", "g++ (Debian 12.2.0) 12.2.0\n").empty());
+}
+
+TEST_CASE("the nvcc driver script rewrites -fPIC and quotes the program") {
+  auto script = toolchain_script("cuda", "/opt/it's/nvcc", "nvcc: release 1");
+  CHECK_THAT(script, Catch::Contains("-Xcompiler -fPIC"));
+  CHECK_THAT(script, Catch::Contains("exec '/opt/it'\\''s/nvcc' \"$@\""));
+  CHECK_THAT(script, Catch::Contains("'nvcc: release 1'"));
+  auto hip = toolchain_script("hip", "hipcc", "hipcc: HIP version: 5");
+  CHECK_THAT(hip, !Catch::Contains("-Xcompiler"));
+}

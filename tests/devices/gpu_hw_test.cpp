@@ -1,0 +1,147 @@
+// Specification of the CUDA device on a real GPU (ctest label "gpu"; run by
+// scripts/gpu-check.sh). The baseline passes; a wrong kernel is incorrect;
+// a kernel that writes outside its output is caught, one that traps is a
+// runtime error and the next evaluation still works; timing is sane. On a
+// machine without a CUDA GPU every case is skipped (exit code 77, which
+// CTest reports as skipped, never as passed).
+
+#define CATCH_CONFIG_RUNNER
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <cstring>
+
+#include "actors/protocol/error.hpp"
+#include "devices/gpu_device.hpp"
+#include "devices/gpu_probe.hpp"
+#include "tests/devices/gpu_support.hpp"
+#include "tests/devices/test_support.hpp"
+
+using namespace eat;
+using namespace eat::devices;
+using namespace eat::devices::test;
+
+namespace {
+
+/// A kernel with the baseline's launch around `body`, which sees i, j, a,
+/// b, c, m, n, k and computes `sum`.
+std::string cuda_kernel(const std::string& body) {
+  return R"(#include <cstdint>
+#include <cuda_runtime.h>
+__global__ void g(const float* a, const float* b, float* c, int64_t m,
+                  int64_t n, int64_t k) {
+  const int64_t j = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
+  const int64_t i = blockIdx.y * int64_t{blockDim.y} + threadIdx.y;
+  if (i >= m || j >= n) return;
+  float sum = 0.0f;
+  for (int64_t p = 0; p < k; ++p) sum += a[i * k + p] * b[p * n + j];
+)" + body + R"(
+}
+extern "C" int eat_gemm(const float* a, const float* b, float* c, int64_t m,
+                        int64_t n, int64_t k, void* stream) {
+  dim3 block(16, 16);
+  dim3 grid((n + 15) / 16, (m + 15) / 16);
+  g<<<grid, block, 0, static_cast<cudaStream_t>(stream)>>>(a, b, c, m, n, k);
+  return static_cast<int>(cudaGetLastError());
+}
+)";
+}
+
+struct fixture {
+  scratch_dir dir = make_temp_dir();
+  std::unique_ptr<device> dev;
+  task_spec task = gpu_sgemm_task(
+    "cuda", {gemm_workload(256, 256, 256), gemm_workload(97, 131, 61)});
+
+  fixture() {
+    auto made = make_cuda_device("cuda0", 0, quick_gpu_options("cuda", dir));
+    INFO((made ? std::string{} : render(made.error())));
+    REQUIRE(made);
+    dev = std::move(*made);
+  }
+
+  eval_result evaluate(const std::string& source, uint64_t seed = 11) {
+    return dev->evaluate(task, make_candidate("c", source), seed);
+  }
+};
+
+} // namespace
+
+TEST_CASE("on a CUDA GPU the baseline passes against itself") {
+  fixture f;
+  CHECK(f.dev->check_health().empty());
+  auto caps = f.dev->caps();
+  CHECK(caps.kind == "cuda");
+  CHECK_THAT(caps.arch, Catch::StartsWith("sm_"));
+  CHECK(caps.peak_flops > 1e12);
+  CHECK(caps.peak_bytes_per_s > 1e11);
+  auto result = f.evaluate(f.task.baseline_source);
+  INFO(result.detail << result.build_log);
+  REQUIRE(result.status == eval_status::passed);
+  CHECK(result.geomean_speedup > 0.5);
+  CHECK(result.geomean_speedup < 2);
+  CHECK_THAT(result.method, Catch::Contains("cudaEvent"));
+}
+
+TEST_CASE("on a CUDA GPU a wrong kernel is incorrect") {
+  fixture f;
+  auto result = f.evaluate(cuda_kernel("c[i * n + j] = sum + 0.01f;"));
+  INFO(result.detail);
+  CHECK(result.status == eval_status::incorrect);
+  CHECK_THAT(result.detail, Catch::Contains("expected"));
+}
+
+TEST_CASE("on a CUDA GPU a write past the output is caught") {
+  fixture f;
+  auto result = f.evaluate(cuda_kernel(
+    "c[i * n + j] = sum; if (i == m - 1 && j == n - 1) c[m * n + 7] = 1.0f;"));
+  INFO(result.detail);
+  CHECK(result.status == eval_status::incorrect);
+  CHECK_THAT(result.detail, Catch::Contains("outside its output"));
+}
+
+TEST_CASE("on a CUDA GPU a trapping kernel is a runtime error and the next "
+          "evaluation works") {
+  fixture f;
+  auto trap = f.evaluate(cuda_kernel("if (i == 3 && j == 5) __trap(); "
+                                     "c[i * n + j] = sum;"));
+  INFO(trap.detail);
+  CHECK(trap.status == eval_status::runtime_error);
+  CHECK_THAT(trap.detail, Catch::Contains("fault"));
+  auto wild = f.evaluate(cuda_kernel(
+    "c[i * n + j] = sum; if (i == 0 && j == 0) c[int64_t{1} << 40] = 1.0f;"));
+  CHECK(wild.status == eval_status::runtime_error);
+  auto next = f.evaluate(f.task.baseline_source);
+  INFO(next.detail);
+  CHECK(next.status == eval_status::passed);
+}
+
+TEST_CASE("on a CUDA GPU timing is sane and the tiled kernel is faster") {
+  fixture f;
+  auto result
+    = f.evaluate(gpu_tiled_source("cuda", {64, 64, 16, 4, 4, 4}));
+  INFO(result.detail << result.build_log);
+  REQUIRE(result.status == eval_status::passed);
+  for (const auto& w : result.workloads) {
+    INFO(w.workload << ": median " << w.candidate_median_ns << " ns, CV "
+                    << w.candidate_cv);
+    CHECK(w.candidate_median_ns > 0);
+    CHECK(w.baseline_median_ns > 0);
+    CHECK(w.candidate_cv > 0);
+    CHECK(w.candidate_cv < 0.5);
+  }
+  CHECK(result.geomean_speedup > 1);
+  std::printf("tiled 64x64x16/4x4: geomean speedup %.2f; %s\n",
+    result.geomean_speedup, result.method.c_str());
+}
+
+int main(int argc, char** argv) {
+  bool listing = false;
+  for (int i = 1; i < argc; ++i)
+    listing = listing || std::strncmp(argv[i], "--list", 6) == 0;
+  if (!listing && probe_cuda().devices.empty()) {
+    std::printf("skipped: no CUDA GPU (%s)\n", probe_cuda().error.c_str());
+    return 77;
+  }
+  return Catch::Session().run(argc, argv);
+}

@@ -1,0 +1,55 @@
+#include "tests/devices/gpu_support.hpp"
+
+#include "tests/devices/test_support.hpp"
+
+namespace eat::devices::test {
+
+task_spec gpu_sgemm_task(
+  const std::string& backend, std::vector<workload> workloads) {
+  auto dir = "kernels/sgemm_" + backend + "/";
+  task_spec task;
+  task.name = "sgemm_" + backend;
+  task.kind = "gemm";
+  task.backend = backend;
+  task.dtype = "float32";
+  task.atol = 5e-4;
+  task.rtol = 1e-4;
+  task.workloads = std::move(workloads);
+  task.reference_source = read_source(dir + "reference.cpp");
+  task.baseline_source
+    = read_source(dir + (backend == "cuda" ? "baseline.cu" : "baseline.hip"));
+  return task;
+}
+
+std::string gpu_tiled_source(
+  const std::string& backend, const std::vector<int>& params) {
+  auto text = read_source("kernels/sgemm_" + backend + "/tiled."
+                          + (backend == "cuda" ? "cu" : "hip") + ".in");
+  const char* names[] = {
+    "block_m", "block_n", "block_k", "thread_m", "thread_n", "unroll"};
+  for (size_t i = 0; i < 6; ++i) {
+    auto placeholder = std::string{"{{"} + names[i] + "}}";
+    auto value = std::to_string(params.at(i));
+    for (auto pos = text.find(placeholder); pos != std::string::npos;
+         pos = text.find(placeholder, pos + value.size()))
+      text.replace(pos, placeholder.size(), value);
+  }
+  return text;
+}
+
+gpu_options quick_gpu_options(
+  const std::string& backend, const scratch_dir& work_dir) {
+  gpu_options opts;
+  opts.runner_path
+    = backend == "cuda" ? EAT_CUDA_RUNNER_PATH : EAT_HIP_RUNNER_PATH;
+  opts.work_dir = work_dir.path().string();
+  opts.eval_timeout_s = 120;
+  opts.timing.warmup = 2;
+  opts.timing.min_samples = 5;
+  opts.timing.min_time_s = 0.05;
+  opts.timing.max_time_s = 1;
+  opts.timing.check_seeds = 2;
+  return opts;
+}
+
+} // namespace eat::devices::test

@@ -1,0 +1,30 @@
+// Helpers shared by the GPU backend tests: the sgemm_cuda / sgemm_hip tasks
+// read from kernels/, their tiled template rendered with chosen parameters,
+// and GPU device options for quick runs.
+
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "actors/protocol/task.hpp"
+#include "devices/gpu_device.hpp"
+#include "devices/scratch_dir.hpp"
+
+namespace eat::devices::test {
+
+/// The task in kernels/sgemm_<backend>/ with its reference and baseline
+/// sources, tolerances of task.toml, and `workloads`.
+task_spec gpu_sgemm_task(
+  const std::string& backend, std::vector<workload> workloads);
+
+/// The backend's tiled template with parameters {block_m, block_n, block_k,
+/// thread_m, thread_n, unroll}.
+std::string gpu_tiled_source(
+  const std::string& backend, const std::vector<int>& params);
+
+/// Options for quick runs: the built runner of `backend`, few samples.
+gpu_options quick_gpu_options(
+  const std::string& backend, const scratch_dir& work_dir);
+
+} // namespace eat::devices::test

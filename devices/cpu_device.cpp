@@ -70,6 +70,25 @@ std::string join(const std::vector<std::string>& xs) {
   return result;
 }
 
+/// Flags for `c`: the device's, plus "-l<lib>" for each of the task's
+/// expert_libs when `c` is the task's own expert baseline (only the task's
+/// expert may link a vendor library; any other candidate gets the plain
+/// flags).
+std::vector<std::string> candidate_flags(const std::vector<std::string>& base,
+  const task_spec& task, const candidate& c) {
+  auto flags = base;
+  if (task.expert_source.empty() || c.source != task.expert_source
+      || task.expert_libs.empty())
+    return flags;
+  // The compiler puts flags before the source file, and Debian's linker
+  // drops a library named before any object that needs it unless told not
+  // to (--as-needed is the default there).
+  flags.emplace_back("-Wl,--no-as-needed");
+  for (const auto& lib : task.expert_libs)
+    flags.push_back("-l" + lib);
+  return flags;
+}
+
 class cpu_device final : public device {
 public:
   cpu_device(std::string id, cpu_options opts, compiler comp, int core,
@@ -122,6 +141,7 @@ private:
 
 prepared cpu_device::prepare(const task_spec& task, const candidate& c) const {
   prepared out;
+  auto flags = candidate_flags(opts_.flags, task, c);
   struct job {
     const std::string& source;
     const std::vector<std::string>& flags;
@@ -137,7 +157,7 @@ prepared cpu_device::prepare(const task_spec& task, const candidate& c) const {
       "the task's reference", eval_status::rejected, out.reference_object},
     {task.baseline_source, opts_.flags, "baseline.cpp", "the task's baseline",
       eval_status::rejected, out.baseline_object},
-    {c.source, opts_.flags, "candidate.cpp", "the candidate",
+    {c.source, flags, "candidate.cpp", "the candidate",
       eval_status::compile_error, out.candidate_object},
   };
   if (auto why = check_task(task); !why.empty()) {

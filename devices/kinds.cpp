@@ -6,12 +6,15 @@ namespace eat::devices {
 
 // Defined in devices/kinds/<name>.cpp.
 const kind& gemm_kind();
+const kind& rmsnorm_kind();
+const kind& softmax_kind();
 
 namespace {
 
 /// The table of kinds: one line per file in devices/kinds/.
 const std::vector<const kind*>& all_kinds() {
-  static const std::vector<const kind*> table{&gemm_kind()};
+  static const std::vector<const kind*> table{
+    &gemm_kind(), &rmsnorm_kind(), &softmax_kind()};
   return table;
 }
 

@@ -1,8 +1,13 @@
-// `eat tasks [list] | eat tasks show NAME`: the task library.
+// `eat tasks [list] | show NAME | check [NAME...]`: the task library.
 
+#include <optional>
+
+#include "devices/cpu_device.hpp"
+#include "devices/scratch_dir.hpp"
 #include "runtime/cli.hpp"
 #include "runtime/paths.hpp"
 #include "runtime/report.hpp"
+#include "runtime/task_check.hpp"
 #include "runtime/task_file.hpp"
 
 namespace eat {
@@ -11,11 +16,22 @@ namespace {
 
 constexpr const char* help = R"(usage: eat tasks [list] [--tasks-dir DIR]
        eat tasks show NAME [--tasks-dir DIR]
+       eat tasks check [NAME...] [--tasks-dir DIR] [--sample N]
+                       [--work-dir DIR]
 
 Lists the tasks (folders holding a task.toml, format: docs/tasks.md), or
 shows one: kind, dtype, tolerances, workloads and template parameters.
 DIR defaults to ./kernels, else the kernels folder of the source tree eat
 was built from.
+
+check: for each named task (default: all), on a CPU device: the file
+loads, the naive and the expert baseline pass against the reference on
+every workload, and each template family's default instance plus N more
+(--sample, default 2, drawn deterministically) compile; an instance the
+template rejects ("invalid combination: ...") is a clear rejection, not a
+failure. Prints one line per check and a summary; exits 1 naming the
+failures. --work-dir keeps the compile cache (default: a temporary
+directory, removed afterwards).
 )";
 
 std::filesystem::path default_tasks_dir() {
@@ -49,12 +65,67 @@ void show(std::ostream& out, const task_spec& t) {
   }
 }
 
+/// Prints one check line: "[ok] task: what (detail)" or "[FAIL] ...".
+void print_line(std::ostream& out, size_t index, const task_check_line& l) {
+  out << "[" << index << "] " << (l.ok ? "ok   " : "FAIL ") << l.task << ": "
+      << l.what;
+  if (!l.detail.empty())
+    out << " (" << l.detail << ")";
+  out << std::endl;
+}
+
+exit_code check_tasks(const parsed_args& a, const std::filesystem::path& dir,
+  std::ostream& out) {
+  auto sample = positive_option(a, "sample", 2);
+  if (!sample)
+    return report(out, sample.error());
+  std::vector<std::string> names{a.positional.begin() + 1, a.positional.end()};
+  if (names.empty()) {
+    auto all = list_tasks(dir);
+    if (!all)
+      return report(out, all.error());
+    names = std::move(*all);
+  }
+  std::optional<devices::scratch_dir> temp;
+  std::string work_dir;
+  if (a.options.count("work-dir") > 0) {
+    work_dir = a.options.at("work-dir");
+  } else {
+    auto made = devices::scratch_dir::make(
+      std::filesystem::temp_directory_path(), "eat-tasks-check.");
+    if (!made)
+      return report(out, made.error());
+    temp.emplace(std::move(*made));
+    work_dir = temp->path().string();
+  }
+  auto dev = devices::make_cpu_device("check", task_check_cpu_options(
+    (executable_dir() / "eat-runner").string(), work_dir));
+  if (!dev)
+    return report(out, dev.error());
+  out << "checking " << names.size() << " task(s) on "
+      << (*dev)->description() << std::endl;
+  task_check_options opts;
+  opts.sample = static_cast<uint32_t>(*sample);
+  size_t index = 0;
+  std::vector<std::string> failures;
+  for (const auto& name : names)
+    for (const auto& line : check_task_file(dir, name, **dev, opts,
+           [&](const task_check_line& l) { print_line(out, ++index, l); }))
+      if (!line.ok)
+        failures.push_back(line.task + ": " + line.what);
+  out << index << " check(s), " << failures.size() << " failed\n";
+  for (const auto& f : failures)
+    out << "  failed: " << f << "\n";
+  return failures.empty() ? exit_code::ok : exit_code::failed;
+}
+
 } // namespace
 
 exit_code cmd_tasks(const std::vector<std::string>& args, std::ostream& out) {
   auto parsed = parse_command(args,
-                              {"tasks", help, {"tasks-dir"}, {}, 0, 2,
-                               "'list' or 'show NAME'"},
+                              {"tasks", help, {"tasks-dir", "sample", "work-dir"}, {},
+                               0, 256,
+                               "'list', 'show NAME' or 'check [NAME...]'"},
                               out);
   if (auto* code = std::get_if<exit_code>(&parsed))
     return *code;
@@ -79,6 +150,8 @@ exit_code cmd_tasks(const std::vector<std::string>& args, std::ostream& out) {
     show(out, *task);
     return exit_code::ok;
   }
+  if (pos[0] == "check")
+    return check_tasks(a, dir, out);
   return usage_error(out, "unknown tasks subcommand", "tasks");
 }
 

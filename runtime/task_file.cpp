@@ -23,7 +23,7 @@ using toml_check::table_reader;
 constexpr size_t max_task_bytes = size_t{1} << 20;
 constexpr size_t max_source_bytes = size_t{16} << 20;
 
-/// Largest workload axis (m, n, k).
+/// Largest workload axis (m, n, k, batch, ...).
 constexpr uint64_t max_axis = 65536;
 
 /// Tolerances of float32 tasks that set none (BENCHMARK-PROTOCOL.md, 2).
@@ -61,6 +61,39 @@ constexpr string_rule source_path{
                 return part == "..";
               });
   }};
+
+constexpr string_rule library_name{
+  "a library name as in -l<name> (letters, digits, '_', '+', '-', '.', not "
+  "starting with '-')",
+  [](std::string_view x) {
+    return !x.empty() && x.size() <= 64 && x[0] != '-'
+           && std::all_of(x.begin(), x.end(), [](char c) {
+                return is_word_char(c) || c == '+' || c == '-' || c == '.';
+              });
+  }};
+
+/// A harness kind and the axes each of its workloads names, in order
+/// (docs/harness.md; devices/kinds/ checks the same axes again).
+struct kind_axes {
+  std::string_view kind;
+  std::vector<std::string_view> axes;
+};
+
+const std::vector<kind_axes>& known_kinds() {
+  static const std::vector<kind_axes> table{
+    {"gemm", {"m", "n", "k"}},
+    {"rmsnorm", {"batch", "hidden"}},
+    {"softmax", {"rows", "cols"}},
+  };
+  return table;
+}
+
+const kind_axes* find_kind_axes(std::string_view kind) {
+  for (const auto& k : known_kinds())
+    if (k.kind == kind)
+      return &k;
+  return nullptr;
+}
 
 std::string index_path(const std::string& array, size_t i) {
   return array + "[" + std::to_string(i) + "]";
@@ -107,6 +140,21 @@ std::string read_only_value(
   return value.value_or("");
 }
 
+/// The kind: one of known_kinds().
+std::string read_kind(table_reader& t) {
+  if (!t.require("kind"))
+    return {};
+  auto value = t.string("kind", any_string);
+  if (value && find_kind_axes(*value) == nullptr) {
+    std::vector<std::string> names;
+    for (const auto& k : known_kinds())
+      names.push_back(toml_check::quote(std::string{k.kind}));
+    t.fail("kind", "one of " + toml_check::join(names, ", "),
+      toml_check::describe(*t.get("kind")));
+  }
+  return value.value_or("");
+}
+
 constexpr toml_check::string_rule backend_rule{
   "\"cpu\", \"cuda\" or \"hip\"", [](std::string_view x) {
     return x == "cpu" || x == "cuda" || x == "hip";
@@ -123,26 +171,28 @@ void check_name(table_reader& t, const std::string& folder_name) {
 
 // -- workloads ---------------------------------------------------------------
 
-workload read_workload(
-  const toml::table& table, const std::string& path, problems& out) {
+/// One workload; its axes are checked only when the kind is known.
+workload read_workload(const toml::table& table, const std::string& path,
+  const kind_axes* kind, problems& out) {
   table_reader w{&table, path, path, {"name", "axes"}, out};
   workload result;
   if (w.require("name"))
     result.name = w.string("name", item_name).value_or("");
   if (!w.require("axes"))
     return result;
-  if (auto* axes = w.table("axes")) {
+  if (auto* axes = w.table("axes"); axes && kind) {
     auto axes_path = w.full("axes");
-    table_reader a{axes, axes_path, axes_path, {"m", "n", "k"}, out};
-    for (const char* axis : {"m", "n", "k"})
+    table_reader a{axes, axes_path, axes_path, kind->axes, out};
+    for (auto axis : kind->axes)
       if (a.require(axis))
         if (auto x = a.integer(axis, 1, max_axis))
-          result.axes[axis] = static_cast<int64_t>(*x);
+          result.axes[std::string{axis}] = static_cast<int64_t>(*x);
   }
   return result;
 }
 
-std::vector<workload> read_workloads(table_reader& t, problems& out) {
+std::vector<workload> read_workloads(
+  table_reader& t, const kind_axes* kind, problems& out) {
   auto* xs = t.tables("workloads");
   if (!t.has("workloads") || (xs && xs->empty())) {
     t.fail("workloads", "expected at least one [[workloads]] table, got none");
@@ -155,7 +205,7 @@ std::vector<workload> read_workloads(table_reader& t, problems& out) {
   for (size_t i = 0; i < xs->size(); ++i) {
     auto path = index_path("workloads", i);
     const auto& table = *xs->get(i)->as_table();
-    auto w = read_workload(table, path, out);
+    auto w = read_workload(table, path, kind, out);
     if (!w.name.empty() && !names.insert(w.name).second)
       out.add(table.get("name")->source(),
         path + ".name: duplicate workload name " + toml_check::quote(w.name));
@@ -288,17 +338,31 @@ std::vector<template_family> read_templates(
   return result;
 }
 
+/// The optional expert baseline and the libraries it links against.
+void read_expert(table_reader& t, const fs::path& folder, task_spec& spec) {
+  if (t.has("expert"))
+    if (auto src = read_source(t, "expert", folder))
+      spec.expert_source = std::move(src->text);
+  auto libs = t.strings("expert_libs", library_name);
+  if (!libs)
+    return;
+  if (!t.has("expert"))
+    t.fail("expert_libs", "given without an expert source ('expert' key)");
+  spec.expert_libs = std::move(*libs);
+}
+
 task_spec read_task(const toml::table& root, const fs::path& folder,
   const std::string& name, problems& out) {
   table_reader t{&root, "", "",
-    {"name", "description", "kind", "backend", "dtype", "atol", "rtol", "reference",
-      "baseline", "workloads", "templates"},
+    {"name", "description", "kind", "backend", "dtype", "atol", "rtol",
+      "reference", "baseline", "expert", "expert_libs", "workloads",
+      "templates"},
     out};
   task_spec spec;
   spec.name = name;
   check_name(t, name);
-  t.string("description", any_string);
-  spec.kind = read_only_value(t, "kind", "gemm");
+  spec.description = t.string("description", any_string).value_or("");
+  spec.kind = read_kind(t);
   spec.backend = t.string("backend", backend_rule).value_or("cpu");
   spec.dtype = read_only_value(t, "dtype", "float32");
   spec.atol = t.number("atol", tolerance).value_or(default_tolerance);
@@ -307,7 +371,8 @@ task_spec read_task(const toml::table& root, const fs::path& folder,
     spec.reference_source = std::move(src->text);
   if (auto src = read_source(t, "baseline", folder))
     spec.baseline_source = std::move(src->text);
-  spec.workloads = read_workloads(t, out);
+  read_expert(t, folder, spec);
+  spec.workloads = read_workloads(t, find_kind_axes(spec.kind), out);
   spec.families = read_templates(t, folder, out);
   return spec;
 }

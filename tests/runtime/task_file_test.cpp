@@ -182,7 +182,7 @@ TEST_CASE("unknown keys in a task file are reported") {
   CHECK_THAT(s.failure(replace(text, "kind = ", "flavour = 1\nkind = ")),
     Catch::Contains(":4:1: unknown key 'flavour' (known keys: name, "
                     "description, kind, backend, dtype, atol, rtol, reference, "
-                    "baseline, workloads, templates)"));
+                    "baseline, expert, expert_libs, workloads, templates)"));
   CHECK_THAT(s.failure(replace(text, "name = \"m2_n3_k4\"\n",
                "name = \"m2_n3_k4\"\nweight = 2\n")),
     Catch::Contains(":11:1: unknown key 'workloads[0].weight' (known "
@@ -212,12 +212,12 @@ TEST_CASE("the task name must equal its folder name") {
              + ": name: required key is missing");
 }
 
-TEST_CASE("kind must be gemm and dtype float32") {
+TEST_CASE("kind must be a known kind and dtype float32") {
   scratch_tasks s;
   auto text = scratch_tasks::original();
   CHECK(s.failure(replace(text, "kind = \"gemm\"", "kind = \"conv\""))
         == s.message(4, 1,
-          "kind: expected \"gemm\" (the only kind so far), "
+          "kind: expected one of \"gemm\", \"rmsnorm\", \"softmax\", "
           "got string \"conv\""));
   CHECK(s.failure(replace(text, "dtype = \"float32\"", "dtype = \"bf16\""))
         == s.message(5, 1,
@@ -364,14 +364,14 @@ TEST_CASE("placeholders and parameters of a template match one to one") {
 
 TEST_CASE("every problem of a task file is reported at once, in file order") {
   scratch_tasks s;
-  auto text
-    = replace(scratch_tasks::original(), "kind = \"gemm\"", "kind = \"conv\"");
+  auto text = replace(scratch_tasks::original(), "dtype = \"float32\"",
+                      "dtype = \"bf16\"");
   text = replace(
     text, "axes = { m = 2, n = 3, k = 4 }", "axes = { m = 2, n = 3, k = 0 }");
   CHECK(s.failure(text)
-        == s.message(4, 1,
-             "kind: expected \"gemm\" (the only kind so far), "
-             "got string \"conv\"")
+        == s.message(5, 1,
+             "dtype: expected \"float32\" (the only dtype so far), got "
+             "string \"bf16\"")
              + "\n" + s.task_file().string()
              + ":11:24: workloads[0].axes.k: expected an integer in [1, "
                "65536], got 0");
@@ -437,7 +437,9 @@ TEST_CASE("the sgemm task of the repository loads and renders") {
   CHECK(task->kind == "gemm");
   REQUIRE(task->workloads.size() == 3);
   CHECK(task->workloads[2].name == "m200_n136_k72");
-  REQUIRE(task->families.size() == 1);
+  REQUIRE(task->families.size() == 3); // tiled, blocked, packed
+  CHECK(task->families[0].name == "tiled");
+  CHECK_FALSE(task->expert_source.empty());
   const auto& tiled = task->families[0];
   REQUIRE(tiled.params.size() == 4);
   eat::param_map choice;

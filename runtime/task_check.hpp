@@ -1,0 +1,77 @@
+// `eat tasks check`: checks that a shipped task works end to end on a
+// device: its file loads, the harness accepts it, its baselines (the naive
+// one and the expert, if any) pass against the reference on every
+// workload, and its template instances compile, where an instance the
+// template itself rejects ("invalid combination: ...") counts as a clear
+// rejection, not a failure. docs/tasks.md describes the checks.
+//
+// A plain function over a device the caller owns; it evaluates one thing at
+// a time on the calling thread.
+
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "actors/protocol/candidate.hpp"
+#include "actors/protocol/task.hpp"
+#include "devices/device.hpp"
+#include "devices/options.hpp"
+
+namespace eat {
+
+/// How much of a task's template space is checked.
+struct task_check_options {
+  /// Instances per template family checked besides its default instance
+  /// (every parameter at its first value), drawn deterministically.
+  uint32_t sample = 2;
+  /// Seed of the sample and of the evaluations.
+  uint64_t seed = 1;
+};
+
+/// CPU device options for checking: the runner at `runner_path`, caches in
+/// `work_dir`, the usual correctness checks but only a few timed samples
+/// (a check needs a verdict, not a precise time).
+devices::cpu_options task_check_cpu_options(
+  std::string runner_path, std::string work_dir);
+
+/// The outcome of one check.
+struct task_check_line {
+  std::string task;
+  /// What was checked, e.g. "loads", "baseline", "expert",
+  /// "template packed{mr=1,nr=16,kc=64,mc=16}".
+  std::string what;
+  bool ok = false;
+  /// Why it failed, or a short note when it passed.
+  std::string detail;
+};
+
+/// Called after each check, for progress output.
+using task_check_report = std::function<void(const task_check_line&)>;
+
+/// Names an instance: "packed{mr=1,nr=16}", parameters in the family's order.
+std::string instance_name(const template_family& family, const param_map& p);
+
+/// The instances checked for `family`: its default first, then up to
+/// `sample` other distinct instances drawn with `seed`.
+std::vector<param_map> sample_instances(
+  const template_family& family, uint32_t sample, uint64_t seed);
+
+/// Runs every check of `task` on `dev`, reporting each line as it is done.
+/// Tasks for another backend than "cpu" get one "skipped" line (ok): the
+/// CPU device cannot evaluate them.
+std::vector<task_check_line> check_task_spec(const task_spec& task,
+  devices::device& dev, const task_check_options& opts,
+  const task_check_report& report);
+
+/// Loads <tasks_dir>/<name> and checks it; a task that does not load is one
+/// failed "loads" line with the loader's message.
+std::vector<task_check_line> check_task_file(
+  const std::filesystem::path& tasks_dir, const std::string& name,
+  devices::device& dev, const task_check_options& opts,
+  const task_check_report& report);
+
+} // namespace eat

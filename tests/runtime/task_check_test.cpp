@@ -1,0 +1,204 @@
+// `eat tasks check` (runtime/task_check.hpp): every shipped task passes;
+// a broken template instance is reported by name, an instance the template
+// rejects is not a failure; the loader explains a bad expert_libs value.
+
+#include <catch2/catch.hpp>
+
+#include <fstream>
+
+#include "actors/protocol/error.hpp"
+#include "devices/cpu_device.hpp"
+#include "runtime/task_check.hpp"
+#include "runtime/task_file.hpp"
+#include "tests/support/temp_dir.hpp"
+
+using namespace eat;
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path source_dir{EAT_SOURCE_DIR};
+
+std::unique_ptr<devices::device> make_device(const fs::path& work_dir) {
+  auto opts = task_check_cpu_options(EAT_RUNNER_PATH, work_dir.string());
+  // These tests check tasks, not the speed-of-light gate, whose probe runs
+  // on a core that parallel tests share: measured there, the peak can fall
+  // below what OpenBLAS reaches, and the gate would reject the expert.
+  opts.peak_flops_override = 1e15;
+  opts.peak_bw_override = 1e15;
+  auto dev = devices::make_cpu_device("check", opts);
+  if (!dev)
+    FAIL("cannot make the CPU device: " << render(dev.error()));
+  return std::move(*dev);
+}
+
+void write(const fs::path& path, const std::string& text) {
+  fs::create_directories(path.parent_path());
+  std::ofstream{path} << text;
+}
+
+/// A softmax task in `dir`/t whose template has a broken variant, a
+/// variant the template rejects, and a good one.
+void write_softmax_task(const fs::path& dir, const std::string& extra = "") {
+  auto folder = dir / "t";
+  std::string baseline;
+  for (const char* f : {"reference.cpp", "baseline.cpp"}) {
+    std::ifstream in{source_dir / "kernels/softmax" / f};
+    std::string text{std::istreambuf_iterator<char>{in}, {}};
+    write(folder / f, text);
+    baseline = text;
+  }
+  write(folder / "variant.cpp.in", R"(#include <cstdint>
+#define EAT_{{variant}} 1
+#if defined(EAT_broken)
+this is not C++;
+#elif defined(EAT_rejected)
+#  error "invalid combination: variant 'rejected' is never valid"
+#endif
+extern "C" void eat_softmax(const float* x, float* out, int64_t rows,
+                            int64_t cols);
+)" + baseline);
+  write(folder / "task.toml", R"(name = "t"
+kind = "softmax"
+dtype = "float32"
+reference = "reference.cpp"
+baseline = "baseline.cpp"
+)" + extra + R"(
+[[workloads]]
+name = "small"
+axes = { rows = 3, cols = 33 }
+
+[[templates]]
+name = "fam"
+source = "variant.cpp.in"
+
+[[templates.params]]
+name = "variant"
+values = ["good", "broken", "rejected"]
+)");
+}
+
+} // namespace
+
+TEST_CASE("every shipped task passes eat tasks check") {
+  eat::test::temp_dir work;
+  auto dev = make_device(work.path());
+  auto tasks_dir = source_dir / "kernels";
+  auto names = list_tasks(tasks_dir);
+  REQUIRE(names);
+  CHECK(names->size() >= 3);
+  task_check_options opts;
+  opts.sample = 1;
+  for (const auto& name : *names) {
+    auto lines = check_task_file(tasks_dir, name, *dev, opts, {});
+    CHECK(lines.size() >= 2);
+    for (const auto& l : lines) {
+      INFO(l.task << ": " << l.what << " (" << l.detail << ")");
+      CHECK(l.ok);
+    }
+  }
+}
+
+TEST_CASE("tasks check names a broken template instance and accepts a "
+          "rejected combination") {
+  eat::test::temp_dir dir;
+  write_softmax_task(dir.path() / "tasks");
+  auto dev = make_device(dir.path() / "work");
+  task_check_options opts;
+  opts.sample = 2;
+  auto lines = check_task_file(dir.path() / "tasks", "t", *dev, opts, {});
+  std::map<std::string, task_check_line> by_what;
+  for (const auto& l : lines)
+    by_what[l.what] = l;
+  REQUIRE(by_what.count("loads") == 1);
+  CHECK(by_what["loads"].ok);
+  CHECK(by_what["baseline"].ok);
+  REQUIRE(by_what.count("template fam{variant=good}") == 1);
+  CHECK(by_what["template fam{variant=good}"].ok);
+  REQUIRE(by_what.count("template fam{variant=broken}") == 1);
+  auto broken = by_what["template fam{variant=broken}"];
+  CHECK_FALSE(broken.ok);
+  CHECK(broken.detail.find("compile_error") != std::string::npos);
+  REQUIRE(by_what.count("template fam{variant=rejected}") == 1);
+  auto rejected = by_what["template fam{variant=rejected}"];
+  CHECK(rejected.ok);
+  CHECK(rejected.detail.find("variant 'rejected' is never valid")
+        != std::string::npos);
+}
+
+TEST_CASE("tasks check fails a task whose baseline disagrees with its "
+          "reference") {
+  eat::test::temp_dir dir;
+  write_softmax_task(dir.path() / "tasks");
+  write(dir.path() / "tasks/t/baseline.cpp", R"(#include <cstdint>
+extern "C" void eat_softmax(const float* x, float* out, int64_t rows,
+                            int64_t cols) {
+  for (int64_t i = 0; i < rows * cols; ++i)
+    out[i] = 1.0f / static_cast<float>(cols);
+})");
+  auto dev = make_device(dir.path() / "work");
+  auto lines = check_task_file(dir.path() / "tasks", "t", *dev, {}, {});
+  REQUIRE(lines.size() >= 2);
+  CHECK(lines[1].what == "baseline");
+  CHECK_FALSE(lines[1].ok);
+  CHECK(lines[1].detail.find("baseline disagrees") != std::string::npos);
+}
+
+TEST_CASE("tasks check reports a task that does not load") {
+  eat::test::temp_dir dir;
+  write_softmax_task(dir.path() / "tasks", "expert_libs = [\"-Wl,-rpath=/x\"]\n");
+  auto dev = make_device(dir.path() / "work");
+  auto lines = check_task_file(dir.path() / "tasks", "t", *dev, {}, {});
+  REQUIRE(lines.size() == 1);
+  CHECK(lines[0].what == "loads");
+  CHECK_FALSE(lines[0].ok);
+  CHECK(lines[0].detail.find("expert_libs[0]: expected a library name")
+        != std::string::npos);
+}
+
+TEST_CASE("the task loader explains bad expert keys") {
+  eat::test::temp_dir dir;
+  auto tasks = dir.path() / "tasks";
+  SECTION("a library that is a flag") {
+    write_softmax_task(tasks, "expert = \"baseline.cpp\"\n"
+                              "expert_libs = [\"-Wl,-rpath=/x\"]\n");
+    auto task = load_task(tasks, "t");
+    REQUIRE_FALSE(task);
+    auto text = render(task.error());
+    CHECK(text.find("task.toml:7:16: expert_libs[0]: expected a library name")
+          != std::string::npos);
+  }
+  SECTION("libraries without an expert") {
+    write_softmax_task(tasks, "expert_libs = [\"openblas\"]\n");
+    auto task = load_task(tasks, "t");
+    REQUIRE_FALSE(task);
+    CHECK(render(task.error()).find("expert_libs: given without an expert")
+          != std::string::npos);
+  }
+  SECTION("an expert file that does not exist") {
+    write_softmax_task(tasks, "expert = \"nope.cpp\"\n");
+    auto task = load_task(tasks, "t");
+    REQUIRE_FALSE(task);
+    CHECK(render(task.error()).find("expert: cannot read") != std::string::npos);
+  }
+  SECTION("a good expert and its libraries") {
+    write_softmax_task(tasks, "expert = \"baseline.cpp\"\n"
+                              "expert_libs = [\"m\", \"openblas\"]\n");
+    auto task = load_task(tasks, "t");
+    REQUIRE(task);
+    CHECK(task->expert_libs == std::vector<std::string>{"m", "openblas"});
+    CHECK(task->expert_source == task->baseline_source);
+  }
+}
+
+TEST_CASE("the sample of instances is deterministic and starts with the "
+          "default") {
+  template_family f{"f", "", {{"a", {"1", "2", "3"}}, {"b", {"x", "y"}}}};
+  auto one = sample_instances(f, 3, 7);
+  auto two = sample_instances(f, 3, 7);
+  REQUIRE(one.size() == 4);
+  CHECK(one == two);
+  CHECK(one[0] == param_map{{"a", "1"}, {"b", "x"}});
+  CHECK(instance_name(f, one[0]) == "f{a=1,b=x}");
+  CHECK(sample_instances(f, 100, 7).size() == 6);
+}

@@ -1,0 +1,327 @@
+#include "actors/agent/eval_channel.hpp"
+
+#include <cerrno>
+#include <chrono>
+#include <cstddef>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <caf/scoped_actor.hpp>
+
+#include "actors/protocol/error.hpp"
+
+namespace eat {
+
+namespace fs = std::filesystem;
+using devices::unique_fd;
+using clock_type = std::chrono::steady_clock;
+
+namespace {
+
+/// Seconds a connected peer gets to send its request or take the answer.
+constexpr double transfer_timeout_s = 30;
+
+/// How long `eat agent-eval` waits for the device (the queue may be long).
+constexpr double client_timeout_s = 4 * 3600;
+
+/// A UNIX socket address; `dir` keeps a directory open when the path is too
+/// long for sun_path and is reached through /proc/self/fd instead.
+struct socket_address {
+  sockaddr_un addr{};
+  socklen_t len = 0;
+  unique_fd dir;
+};
+
+caf::error io_error(const std::string& what) {
+  return make_error(error::io_failure, what + ": " + std::strerror(errno));
+}
+
+caf::expected<socket_address> address_of(const fs::path& path) {
+  socket_address a;
+  a.addr.sun_family = AF_UNIX;
+  auto text = path.string();
+  if (text.size() >= sizeof(a.addr.sun_path)) {
+    auto parent = path.parent_path().empty() ? fs::path{"."}
+                                             : path.parent_path();
+    int dfd = ::open(parent.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0)
+      return io_error("cannot open " + parent.string());
+    a.dir = unique_fd{dfd};
+    text = "/proc/self/fd/" + std::to_string(dfd) + "/"
+           + path.filename().string();
+    if (text.size() >= sizeof(a.addr.sun_path))
+      return make_error(error::io_failure,
+                        "socket name too long: " + path.string());
+  }
+  std::memcpy(a.addr.sun_path, text.c_str(), text.size() + 1);
+  a.len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + text.size()
+                                 + 1);
+  return a;
+}
+
+clock_type::time_point deadline_after(double s) {
+  return clock_type::now()
+         + std::chrono::duration_cast<clock_type::duration>(
+           std::chrono::duration<double>(s));
+}
+
+/// Waits for `events` on `fd` until `deadline`; false on timeout or error.
+bool wait_for(int fd, short events, clock_type::time_point deadline) {
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+      deadline - clock_type::now());
+    if (left.count() < 0)
+      return false;
+    pollfd p{fd, events, 0};
+    int rc = ::poll(&p, 1, static_cast<int>(std::min<int64_t>(
+                             left.count() + 1, 60'000)));
+    if (rc > 0)
+      return true;
+    if (rc < 0 && errno != EINTR)
+      return false;
+  }
+}
+
+bool send_all(int fd, std::string_view data, clock_type::time_point deadline) {
+  while (!data.empty()) {
+    if (!wait_for(fd, POLLOUT, deadline))
+      return false;
+    auto n = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return false;
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+  return true;
+}
+
+caf::expected<std::string> recv_exact(int fd, size_t n,
+                                      clock_type::time_point deadline) {
+  std::string out(n, '\0');
+  size_t got = 0;
+  while (got < n) {
+    if (!wait_for(fd, POLLIN, deadline))
+      return make_error(error::io_failure, "eval channel timed out");
+    auto r = ::recv(fd, out.data() + got, n - got, 0);
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r <= 0)
+      return make_error(error::io_failure, "eval channel closed early");
+    got += static_cast<size_t>(r);
+  }
+  return out;
+}
+
+bool send_frame(int fd, std::string_view body,
+                clock_type::time_point deadline) {
+  auto n = static_cast<uint32_t>(body.size());
+  char head[4] = {static_cast<char>(n >> 24), static_cast<char>(n >> 16),
+                  static_cast<char>(n >> 8), static_cast<char>(n)};
+  return send_all(fd, {head, 4}, deadline) && send_all(fd, body, deadline);
+}
+
+caf::expected<std::string> recv_frame(int fd, size_t max,
+                                      clock_type::time_point deadline) {
+  auto head = recv_exact(fd, 4, deadline);
+  if (!head)
+    return head;
+  uint32_t n = 0;
+  for (unsigned char c : *head)
+    n = (n << 8) | c;
+  if (n > max)
+    return make_error(error::io_failure,
+                      "eval message of " + std::to_string(n)
+                        + " bytes exceeds the limit of " + std::to_string(max));
+  return recv_exact(fd, n, deadline);
+}
+
+std::string fmt(const char* format, double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), format, x);
+  return buf;
+}
+
+} // namespace
+
+caf::expected<std::unique_ptr<eval_server>>
+eval_server::start(const fs::path& socket_path, eval_handler handler) {
+  auto addr = address_of(socket_path);
+  if (!addr)
+    return std::move(addr.error());
+  unique_fd fd{::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)};
+  if (!fd)
+    return io_error("cannot open a socket");
+  if (::bind(fd.get(), reinterpret_cast<const sockaddr*>(&addr->addr),
+             addr->len)
+      != 0)
+    return io_error("cannot bind " + socket_path.string());
+  if (::listen(fd.get(), 4) != 0)
+    return io_error("cannot listen on " + socket_path.string());
+  auto wakeup = devices::make_pipe();
+  if (!wakeup)
+    return std::move(wakeup.error());
+  return std::unique_ptr<eval_server>{new eval_server(
+    socket_path, std::move(fd), std::move(*wakeup), std::move(handler))};
+}
+
+eval_server::eval_server(fs::path path, unique_fd listener,
+                         devices::pipe_ends wakeup, eval_handler handler)
+  : path_(std::move(path)), listener_(std::move(listener)),
+    wakeup_(std::move(wakeup)), handler_(std::move(handler)) {
+  thread_ = std::thread{[this] { serve(); }};
+}
+
+eval_server::~eval_server() {
+  char byte = 1;
+  while (::write(wakeup_.write.get(), &byte, 1) < 0 && errno == EINTR)
+    ; // retry
+  thread_.join();
+  std::error_code ec;
+  fs::remove(path_, ec);
+}
+
+void eval_server::serve() {
+  for (;;) {
+    pollfd p[2] = {{listener_.get(), POLLIN, 0},
+                   {wakeup_.read.get(), POLLIN, 0}};
+    int rc = ::poll(p, 2, -1);
+    if (rc < 0 && errno == EINTR)
+      continue;
+    if (rc < 0 || p[1].revents != 0)
+      return;
+    if ((p[0].revents & POLLIN) == 0)
+      continue;
+    unique_fd conn{::accept4(listener_.get(), nullptr, nullptr,
+                             SOCK_CLOEXEC)};
+    if (conn)
+      serve_one(conn.get());
+  }
+}
+
+void eval_server::serve_one(int fd) {
+  auto request = recv_frame(fd, max_eval_request,
+                            deadline_after(transfer_timeout_s));
+  if (!request) {
+    send_frame(fd, "status: error\ndetail: bad request: " + render(request.error())
+                     + "\n",
+               deadline_after(transfer_timeout_s));
+    return;
+  }
+  auto text = handler_(*request);
+  if (text.size() > max_eval_reply)
+    text.resize(max_eval_reply);
+  ++served_;
+  // A client that went away meanwhile is fine: the answer is dropped.
+  send_frame(fd, text, deadline_after(transfer_timeout_s));
+}
+
+std::string render_eval_text(const eval_result& r) {
+  std::string out = "status: " + to_string(r.status) + "\n";
+  if (r.status == eval_status::passed)
+    out += "speedup: " + fmt("%.3fx", r.geomean_speedup)
+           + " (geometric mean over the workloads, vs. the naive baseline)\n";
+  for (const auto& w : r.workloads) {
+    out += "workload " + w.workload + ": " + to_string(w.status);
+    if (w.status == eval_status::passed)
+      out += ", speedup " + fmt("%.3fx", w.speedup) + " ["
+             + fmt("%.3f", w.speedup_low) + ", " + fmt("%.3f", w.speedup_high)
+             + "], median " + fmt("%.0f ns", w.candidate_median_ns)
+             + " vs. baseline " + fmt("%.0f ns", w.baseline_median_ns);
+    if (!w.detail.empty())
+      out += ": " + w.detail;
+    out += "\n";
+  }
+  if (!r.detail.empty())
+    out += "detail: " + r.detail + "\n";
+  if (r.status == eval_status::compile_error && !r.build_log.empty())
+    out += "build log:\n" + r.build_log.substr(0, 8192) + "\n";
+  return out;
+}
+
+eval_handler device_eval_handler(caf::actor_system& sys, device_actor device,
+                                 task_spec task, candidate proto,
+                                 uint64_t seed, double timeout_s) {
+  auto count = std::make_shared<uint64_t>(0);
+  return [&sys, device, task = std::move(task), proto = std::move(proto),
+          seed, timeout_s, count](const std::string& source) -> std::string {
+    if (!device)
+      return "status: unavailable\ndetail: evaluation unavailable: this "
+             "agent was given no device\n";
+    auto c = proto;
+    c.source = source;
+    c.id = proto.id + "-eval" + std::to_string(++*count);
+    std::string text;
+    caf::scoped_actor self{sys};
+    auto timeout = std::chrono::milliseconds(
+      static_cast<int64_t>(timeout_s * 1000));
+    self->request(device, timeout, evaluate_atom_v, task, c, seed)
+      .receive([&](eval_result& r) { text = render_eval_text(r); },
+               [&](caf::error& err) {
+                 text = "status: error\ndetail: " + render(err) + "\n";
+               });
+    return text;
+  };
+}
+
+caf::expected<std::string> request_eval(const fs::path& socket_path,
+                                        const std::string& source,
+                                        double timeout_s) {
+  if (source.size() > max_eval_request)
+    return make_error(error::io_failure,
+                      "kernel of " + std::to_string(source.size())
+                        + " bytes exceeds the limit of "
+                        + std::to_string(max_eval_request));
+  auto addr = address_of(socket_path);
+  if (!addr)
+    return std::move(addr.error());
+  unique_fd fd{::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)};
+  if (!fd)
+    return io_error("cannot open a socket");
+  if (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&addr->addr),
+                addr->len)
+      != 0)
+    return io_error("cannot connect to " + socket_path.string());
+  auto deadline = deadline_after(timeout_s);
+  if (!send_frame(fd.get(), source, deadline))
+    return make_error(error::io_failure, "cannot send the kernel to "
+                                           + socket_path.string());
+  return recv_frame(fd.get(), max_eval_reply, deadline);
+}
+
+int agent_eval_main(int argc, char** argv) {
+  if (argc != 3) {
+    std::cerr << "usage: eat agent-eval <socket> <kernel file>\n";
+    return 2;
+  }
+  std::ifstream in{argv[2], std::ios::binary};
+  std::ostringstream source;
+  source << in.rdbuf();
+  if (!in) {
+    std::cerr << "eval: cannot read " << argv[2] << "\n";
+    return 2;
+  }
+  auto answer = request_eval(argv[1], source.str(), client_timeout_s);
+  if (!answer) {
+    std::cerr << "eval: " << render(answer.error()) << "\n";
+    return 2;
+  }
+  std::cout << *answer << std::flush;
+  if (answer->rfind("status: passed\n", 0) == 0)
+    return 0;
+  if (answer->rfind("status: error", 0) == 0
+      || answer->rfind("status: unavailable", 0) == 0)
+    return 2;
+  return 1;
+}
+
+} // namespace eat

@@ -1,0 +1,104 @@
+// The channel between a coding agent's `./eval` and the run: while a cli
+// agent's CLI runs, an eval_server listens on the UNIX socket
+// `<workspace>/.eat/eval.sock` on its own thread; `eval` runs `eat agent-eval
+// .eat/eval.sock kernel.cpp`, whose client (agent_eval_main) sends the kernel
+// and prints the answer. The server hands each kernel to an eval_handler;
+// device_eval_handler forwards it to the run's device actor, so an agent
+// benchmarks only through the device's exclusive slices.
+//
+// Framing: one request per connection; the client sends a 4-byte big-endian
+// length and the kernel source (at most max_eval_request bytes), the server
+// answers the same way with text (at most max_eval_reply bytes) whose first
+// line is "status: <status>". See docs/agent-cli.md.
+//
+// An eval_server is owned by the cli agent's attempt; its handler runs on the
+// server's thread, one request at a time.
+
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include <caf/actor_system.hpp>
+#include <caf/expected.hpp>
+
+#include "actors/protocol/interfaces.hpp"
+#include "devices/unique_fd.hpp"
+
+namespace eat {
+
+/// Largest kernel source a client may send.
+constexpr size_t max_eval_request = size_t{4} << 20;
+
+/// Largest answer the server sends (longer texts are cut).
+constexpr size_t max_eval_reply = size_t{1} << 20;
+
+/// Turns a kernel source into the text shown to the agent.
+using eval_handler = std::function<std::string(const std::string& source)>;
+
+/// Serves eval requests on a UNIX socket until destroyed.
+class eval_server {
+public:
+  /// Binds `socket_path` (which must not exist) and starts serving on a new
+  /// thread. Fails with error::io_failure.
+  static caf::expected<std::unique_ptr<eval_server>>
+  start(const std::filesystem::path& socket_path, eval_handler handler);
+
+  /// Stops the thread (after the request in progress, if any) and removes
+  /// the socket file.
+  ~eval_server();
+
+  eval_server(const eval_server&) = delete;
+  eval_server& operator=(const eval_server&) = delete;
+
+  /// Requests answered so far.
+  size_t served() const {
+    return served_.load();
+  }
+
+private:
+  eval_server(std::filesystem::path path, devices::unique_fd listener,
+              devices::pipe_ends wakeup, eval_handler handler);
+
+  void serve();
+  void serve_one(int fd);
+
+  std::filesystem::path path_;
+  devices::unique_fd listener_;
+  devices::pipe_ends wakeup_;
+  eval_handler handler_;
+  std::atomic<size_t> served_{0};
+  std::thread thread_;
+};
+
+/// Renders an evaluation for an agent: "status: passed", the geometric-mean
+/// speedup, one line per workload, and the detail or build log on failure.
+std::string render_eval_text(const eval_result& r);
+
+/// A handler that sends each source, as a copy of `proto` with that source,
+/// to `device` and renders its answer; without a device it answers
+/// "status: unavailable" and "evaluation unavailable". Call only from a
+/// thread that may block (it waits up to `timeout_s` for the device).
+eval_handler device_eval_handler(caf::actor_system& sys, device_actor device,
+                                 task_spec task, candidate proto,
+                                 uint64_t seed, double timeout_s);
+
+/// Sends `source` to the server at `socket_path` and returns its answer;
+/// fails with error::io_failure when the channel breaks or `timeout_s`
+/// passes.
+caf::expected<std::string> request_eval(
+  const std::filesystem::path& socket_path, const std::string& source,
+  double timeout_s);
+
+/// The `eat agent-eval <socket> <kernel file>` subcommand (argv[0] is the
+/// subcommand's name): prints the answer; exits 0 when the kernel passed, 1
+/// when it was evaluated and did not pass, 2 on a usage or channel error.
+int agent_eval_main(int argc, char** argv);
+
+} // namespace eat

@@ -1,0 +1,178 @@
+#include "runtime/agent_setup.hpp"
+
+#include <chrono>
+
+#include "actors/agent/cli_agent.hpp"
+#include "actors/agent/http_agent.hpp"
+#include "actors/protocol/error.hpp"
+#include "runtime/paths.hpp"
+
+namespace eat {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::chrono::milliseconds millis(double seconds) {
+  return std::chrono::milliseconds{static_cast<int64_t>(seconds * 1000)};
+}
+
+fs::path default_prompts_dir() {
+  std::error_code ec;
+  if (fs::is_directory("configs/prompts", ec))
+    return fs::absolute("configs/prompts");
+  return fs::path{EAT_SOURCE_DIR} / "configs" / "prompts";
+}
+
+cli_agent_options cli_options(const config& cfg, const agent_links& links) {
+  const auto& c = cfg.cli;
+  cli_agent_options o;
+  o.preset = c.preset;
+  o.args = c.args;
+  o.program = c.program;
+  o.output_format = c.output_format;
+  o.prompt_input = c.prompt_input;
+  o.work_dir = c.work_dir.empty()          ? links.run_dir / "workspaces"
+               : c.work_dir.is_absolute() ? c.work_dir
+                                          : links.run_dir / c.work_dir;
+  o.prompts_dir = c.prompts_dir.empty() ? default_prompts_dir() : c.prompts_dir;
+  o.env_allow = c.env_allow;
+  o.allowed_paths = c.allowed_paths;
+  o.role = c.role;
+  o.timeout_s = c.timeout_s;
+  o.idle_timeout_s = c.idle_timeout_s;
+  o.kill_grace_s = c.kill_grace_s;
+  o.max_turns = c.max_turns;
+  o.retries = c.retries;
+  o.retry_base_s = c.retry_base_s;
+  o.eval_timeout_s = c.eval_timeout_s;
+  o.eat_program = fs::read_symlink("/proc/self/exe").string();
+  o.device = links.device;
+  o.store = links.store;
+  return o;
+}
+
+caf::expected<http_agent_options> http_options(const http_agent_section& h) {
+  http_agent_options o;
+  auto style = parse_api_style(h.api);
+  if (!style)
+    return make_error(error::invalid_config,
+                      "agents.http.api: unknown API '" + h.api + "'");
+  o.style = *style;
+  o.base_url = h.base_url;
+  o.model = h.model;
+  o.api_key_env = h.api_key_env;
+  o.max_tokens = h.max_tokens;
+  o.max_completion_tokens = h.max_completion_tokens;
+  if (h.temperature >= 0)
+    o.temperature = h.temperature;
+  o.stream = h.stream;
+  o.prices = {h.price_input, h.price_cache_read, h.price_cache_write,
+              h.price_output};
+  o.connect_timeout = millis(h.connect_timeout_s);
+  o.timeout = millis(h.timeout_s);
+  o.idle_timeout = millis(h.idle_timeout_s);
+  o.retry.attempts = h.attempts;
+  o.retry.base_delay = millis(h.retry_base_s);
+  o.retry.max_delay = millis(h.retry_max_s);
+  o.history_rows = h.history_rows;
+  o.min_output_tokens = h.min_output_tokens;
+  o.prompts_dir = h.prompts_dir;
+  return o;
+}
+
+planner_actor::behavior_type http_planner(planner_actor::pointer,
+                                          http_agent_options opts) {
+  return {
+    [opts](plan_atom, const std::string& prompt) -> caf::result<std::string> {
+      auto text = complete_prompt(
+        opts,
+        "You are the supervisor of teams of agents that optimise a compute "
+        "kernel. Answer with one JSON object.",
+        prompt);
+      if (!text)
+        return text.error();
+      return std::move(*text);
+    },
+  };
+}
+
+} // namespace
+
+caf::expected<planner_actor> make_planner(caf::actor_system& sys,
+                                          const config& cfg) {
+  if (cfg.supervisor.policy != "llm")
+    return planner_actor{};
+  http_agent_section h;
+  h.api = cfg.planner.api;
+  h.base_url = cfg.planner.base_url;
+  h.model = cfg.planner.model;
+  h.api_key_env = cfg.planner.api_key_env;
+  h.max_tokens = cfg.planner.max_tokens;
+  h.timeout_s = cfg.planner.timeout_s;
+  h.stream = false;
+  auto opts = http_options(h);
+  if (!opts)
+    return opts.error();
+  if (auto ok = check_http_agent(*opts); !ok)
+    return make_error(error::invalid_config,
+                      "supervisor.llm: " + render(ok.error()));
+  return sys.spawn<caf::detached>(http_planner, *opts);
+}
+
+std::string backend_label(const config& cfg) {
+  if (cfg.agent_backend == "cli")
+    return "cli:" + cfg.cli.preset;
+  if (cfg.agent_backend == "http")
+    return "http:" + cfg.http.api + ":" + cfg.http.model;
+  return "builtin";
+}
+
+caf::expected<agent_factory> make_agent_factory(const config& cfg,
+                                                const task_spec&,
+                                                const agent_links& links) {
+  if (cfg.agent_backend == "cli") {
+    auto opts = cli_options(cfg, links);
+    if (auto ok = check_cli_agent(opts); !ok)
+      return ok.error();
+    return agent_factory{[opts](caf::actor_system& sys, const std::string&,
+                                const std::string&) -> agent_actor {
+      return sys.spawn<caf::detached>(cli_agent, opts);
+    }};
+  }
+  if (cfg.agent_backend == "http") {
+    auto opts = http_options(cfg.http);
+    if (!opts)
+      return opts.error();
+    if (auto ok = check_http_agent(*opts); !ok)
+      return ok.error();
+    auto store = links.store;
+    return agent_factory{[opts = *opts, store](caf::actor_system& sys,
+                                               const std::string&,
+                                               const std::string&) mutable
+                         -> agent_actor {
+      // Kernels written by agents (family "custom") are read back from the
+      // run's store; templates and the baseline from the task.
+      auto* system = &sys;
+      opts.source_of = [system, store](const assignment& a) {
+        return starting_kernel(*system, a, store);
+      };
+      return sys.spawn<caf::detached>(http_agent, opts);
+    }};
+  }
+  return agent_factory{};
+}
+
+caf::expected<void> check_agent_backend(const config& cfg) {
+  if (cfg.agent_backend == "builtin")
+    return caf::unit;
+  // Workspaces are checked in the system's temporary folder: the run
+  // directory does not exist yet, and a failed check must leave nothing.
+  auto probe = fs::temp_directory_path() / "eat-agent-check";
+  auto factory = make_agent_factory(cfg, {}, {{}, {}, probe});
+  if (!factory)
+    return factory.error();
+  return caf::unit;
+}
+
+} // namespace eat

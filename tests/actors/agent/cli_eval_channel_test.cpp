@@ -1,0 +1,180 @@
+// Specification of the eval channel (eval_channel.hpp): framing and limits,
+// clients that misbehave, the device-backed handler with a fake device, and
+// the `eat agent-eval` client's output and exit status.
+
+#include <catch2/catch.hpp>
+
+#include <fstream>
+
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+
+#include "actors/agent/eval_channel.hpp"
+#include "actors/agent/cli_process.hpp"
+#include "actors/protocol/error.hpp"
+#include "runtime/system_setup.hpp"
+#include "tests/support/temp_dir.hpp"
+
+using namespace eat;
+namespace fs = std::filesystem;
+
+namespace {
+
+device_actor::behavior_type canned_device(device_actor::pointer) {
+  return {
+    [](evaluate_atom, const task_spec& t, const candidate& c,
+       uint64_t seed) -> eval_result {
+      eval_result r;
+      r.candidate = c.id;
+      r.seed = seed;
+      if (c.source.find("broken") != std::string::npos) {
+        r.status = eval_status::compile_error;
+        r.detail = "compiler failed";
+        r.build_log = "kernel.cpp:1: error: expected ';'";
+        return r;
+      }
+      r.status = eval_status::passed;
+      r.geomean_speedup = 2.5;
+      workload_result w;
+      w.workload = t.workloads.empty() ? "w" : t.workloads[0].name;
+      w.status = eval_status::passed;
+      w.speedup = 2.5;
+      w.speedup_low = 2.4;
+      w.speedup_high = 2.6;
+      r.workloads.push_back(w);
+      return r;
+    },
+  };
+}
+
+struct actor_fixture {
+  caf::actor_system_config cfg;
+  std::unique_ptr<caf::actor_system> sys;
+
+  actor_fixture() {
+    configure_actor_system(cfg);
+    sys = std::make_unique<caf::actor_system>(cfg);
+  }
+};
+
+/// Connects to `path` and sends `bytes` raw, then closes.
+void send_raw(const fs::path& path, const std::string& bytes) {
+  int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  std::snprintf(a.sun_path, sizeof(a.sun_path), "%s", path.c_str());
+  REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0);
+  if (!bytes.empty())
+    REQUIRE(::write(fd, bytes.data(), bytes.size())
+            == static_cast<ssize_t>(bytes.size()));
+  ::close(fd);
+}
+
+} // namespace
+
+TEST_CASE("eval channel: a request reaches the handler and its answer comes back") {
+  test::temp_dir tmp;
+  auto sock = tmp.path() / "eval.sock";
+  auto server = eval_server::start(sock, [](const std::string& src) {
+    return "status: passed\ngot " + std::to_string(src.size()) + " bytes\n";
+  });
+  REQUIRE(server);
+  auto answer = request_eval(sock, "int k();", 10);
+  REQUIRE(answer);
+  CHECK(*answer == "status: passed\ngot 8 bytes\n");
+  CHECK((*server)->served() == 1);
+  server->reset();
+  CHECK_FALSE(fs::exists(sock));
+}
+
+TEST_CASE("eval channel: clients that disconnect or lie about sizes do not stop the server") {
+  test::temp_dir tmp;
+  auto sock = tmp.path() / "eval.sock";
+  auto server = eval_server::start(sock, [](const std::string&) {
+    return std::string{"status: passed\n"};
+  });
+  REQUIRE(server);
+  send_raw(sock, "");                         // connects and leaves
+  send_raw(sock, std::string{"\x7f\0\0\0", 4}); // claims ~2 GiB
+  send_raw(sock, std::string{"\0\0\0\x10ab", 6}); // leaves mid-request
+  auto answer = request_eval(sock, "int k();", 10);
+  REQUIRE(answer);
+  CHECK(*answer == "status: passed\n");
+  CHECK((*server)->served() == 1);
+  CHECK_FALSE(request_eval(sock, std::string(max_eval_request + 1, 'x'), 10));
+}
+
+TEST_CASE("eval channel: long socket paths work through the folder") {
+  test::temp_dir tmp;
+  auto deep = tmp.path() / std::string(60, 'd') / std::string(60, 'e');
+  fs::create_directories(deep);
+  auto sock = deep / "eval.sock";
+  auto server = eval_server::start(sock, [](const std::string& s) { return s; });
+  REQUIRE(server);
+  auto answer = request_eval(sock, "echo", 10);
+  REQUIRE(answer);
+  CHECK(*answer == "echo");
+}
+
+TEST_CASE("eval channel: a connect to a missing socket fails") {
+  test::temp_dir tmp;
+  auto answer = request_eval(tmp.path() / "none.sock", "x", 1);
+  REQUIRE_FALSE(answer);
+  CHECK_THAT(render(answer.error()), Catch::Contains("cannot connect"));
+}
+
+TEST_CASE("eval channel: the device handler forwards kernels to the device") {
+  actor_fixture f;
+  auto dev = f.sys->spawn(canned_device);
+  task_spec t;
+  t.workloads = {{"m64", {{"m", 64}}}};
+  candidate proto;
+  proto.id = "t-a-1";
+  auto handler = device_eval_handler(*f.sys, dev, t, proto, 7, 30);
+  auto text = handler("int fast();");
+  CHECK_THAT(text, Catch::StartsWith("status: passed\nspeedup: 2.500x"));
+  CHECK_THAT(text, Catch::Contains("workload m64: passed, speedup 2.500x"));
+  text = handler("broken");
+  CHECK_THAT(text, Catch::StartsWith("status: compile_error\n"));
+  CHECK_THAT(text, Catch::Contains("detail: compiler failed"));
+  CHECK_THAT(text, Catch::Contains("expected ';'"));
+  auto none = device_eval_handler(*f.sys, device_actor{}, t, proto, 7, 30);
+  CHECK_THAT(none("int k();"), Catch::Contains("evaluation unavailable"));
+}
+
+TEST_CASE("eval channel: eat agent-eval prints the answer and exits by status") {
+  actor_fixture f;
+  auto dev = f.sys->spawn(canned_device);
+  test::temp_dir tmp;
+  auto sock = tmp.path() / "eval.sock";
+  auto server = eval_server::start(
+    sock, device_eval_handler(*f.sys, dev, task_spec{}, candidate{}, 1, 30));
+  REQUIRE(server);
+  auto run = [&](const std::string& kernel) {
+    std::ofstream{tmp.path() / "kernel.cpp"} << kernel;
+    cli_run_spec spec;
+    spec.argv = {EAT_FAKE_EAT, "agent-eval", sock.string(),
+                 (tmp.path() / "kernel.cpp").string()};
+    spec.cwd = tmp.path();
+    auto r = run_cli_process(spec);
+    REQUIRE(r);
+    return *r;
+  };
+  auto ok = run("int fast();");
+  CHECK(ok.status.code == 0);
+  CHECK_THAT(ok.output, Catch::StartsWith("status: passed\n"));
+  auto bad = run("broken");
+  CHECK(bad.status.code == 1);
+  CHECK_THAT(bad.output, Catch::StartsWith("status: compile_error\n"));
+  cli_run_spec usage;
+  usage.argv = {EAT_FAKE_EAT, "agent-eval"};
+  usage.cwd = tmp.path();
+  auto r = run_cli_process(usage);
+  REQUIRE(r);
+  CHECK(r->status.code == 2);
+  CHECK_THAT(r->errors, Catch::Contains("usage: eat agent-eval"));
+}

@@ -1,0 +1,144 @@
+// Specification of cli-agent workspaces (workspace.hpp): the files an agent
+// finds, snapshots and their differences, what an agent may change, and the
+// prompt and notes rendering.
+
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <sstream>
+
+#include "actors/agent/workspace.hpp"
+#include "tests/support/temp_dir.hpp"
+
+using namespace eat;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in{p, std::ios::binary};
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+workspace_spec sample_spec() {
+  workspace_spec s;
+  s.task_md = "task";
+  s.rules_md = "rules";
+  s.kernel = "int k();\n";
+  s.learnings_md = "learnt";
+  s.notes_md = "notes";
+  s.eval_script = make_eval_script("/opt/eat's/eat");
+  return s;
+}
+
+} // namespace
+
+TEST_CASE("cli workspace: materialising writes the harness files") {
+  test::temp_dir tmp;
+  auto dir = make_fresh_dir(tmp.path() / "t-a-1");
+  REQUIRE(dir);
+  REQUIRE(materialise_workspace(*dir, sample_spec()));
+  CHECK(slurp(*dir / "TASK.md") == "task");
+  CHECK(slurp(*dir / "AGENTS.md") == "rules");
+  CHECK(slurp(*dir / "CLAUDE.md") == "rules");
+  CHECK(slurp(*dir / "kernel.cpp") == "int k();\n");
+  CHECK(slurp(*dir / "LEARNINGS.md") == "learnt");
+  CHECK(slurp(*dir / "NOTES.md") == "notes");
+  CHECK((fs::status(*dir / "eval").permissions() & fs::perms::owner_exec)
+        != fs::perms::none);
+  CHECK(fs::is_directory(*dir / "scratch"));
+  CHECK(fs::is_directory(*dir / ".eat"));
+  CHECK_THAT(slurp(*dir / "eval"),
+             Catch::Contains("'/opt/eat'\\''s/eat' agent-eval .eat/eval.sock "
+                             "kernel.cpp"));
+}
+
+TEST_CASE("cli workspace: a taken name gets a numbered sibling") {
+  test::temp_dir tmp;
+  auto first = make_fresh_dir(tmp.path() / "w");
+  auto second = make_fresh_dir(tmp.path() / "w");
+  REQUIRE(first);
+  REQUIRE(second);
+  CHECK(first->filename() == "w");
+  CHECK(second->filename() == "w.2");
+}
+
+TEST_CASE("cli workspace: snapshots show added, changed and removed files") {
+  test::temp_dir tmp;
+  REQUIRE(materialise_workspace(tmp.path(), sample_spec()));
+  auto before = snapshot_workspace(tmp.path());
+  REQUIRE(before);
+  CHECK(before->count("kernel.cpp") == 1);
+  std::ofstream{tmp.path() / "kernel.cpp"} << "int faster();\n";
+  std::ofstream{tmp.path() / "scratch" / "a.txt"} << "x";
+  fs::remove(tmp.path() / "LEARNINGS.md");
+  fs::create_symlink("/etc/passwd", tmp.path() / "link");
+  auto after = snapshot_workspace(tmp.path());
+  REQUIRE(after);
+  auto diff = diff_snapshots(*before, *after);
+  REQUIRE(diff.size() == 4);
+  CHECK((diff[0].path == "LEARNINGS.md" && diff[0].what == "removed"));
+  CHECK((diff[1].path == "kernel.cpp" && diff[1].what == "changed"));
+  CHECK((diff[2].path == "link" && diff[2].what == "added"));
+  CHECK((diff[3].path == "scratch/a.txt" && diff[3].what == "added"));
+  CHECK(diff_snapshots(*after, *after).empty());
+}
+
+TEST_CASE("cli workspace: only kernel.cpp, scratch/ and allowed paths may change") {
+  std::vector<std::string> allowed{".aider*", ".claude/", "exact.txt"};
+  CHECK(change_allowed("kernel.cpp", {}));
+  CHECK(change_allowed("scratch/x/y.cpp", {}));
+  CHECK(change_allowed(".aider.chat.history.md", allowed));
+  CHECK(change_allowed(".claude/settings.local.json", allowed));
+  CHECK(change_allowed("exact.txt", allowed));
+  CHECK_FALSE(change_allowed("exact.txt.bak", allowed));
+  CHECK_FALSE(change_allowed("eval", allowed));
+  CHECK_FALSE(change_allowed("TASK.md", allowed));
+  CHECK_FALSE(change_allowed("scratch", allowed));
+  CHECK_FALSE(change_allowed(".claude", allowed));
+}
+
+TEST_CASE("cli workspace: prompts are rendered from the assignment") {
+  assignment a;
+  a.team = "t1";
+  a.agent = "a1";
+  a.role = "implementer";
+  a.strategy = "explore";
+  a.task.name = "sgemm";
+  a.task.kind = "gemm";
+  a.task.dtype = "float32";
+  a.task.atol = 1e-4;
+  a.task.rtol = 1e-3;
+  a.task.workloads = {{"m64", {{"m", 64}, {"n", 32}}}};
+  a.parent.id = "c000007";
+  a.parent.family = "custom";
+  a.parent.status = eval_status::passed;
+  a.parent.speedup = 3.14159;
+  a.token_budget = 5000;
+  auto text = render_prompt("{{task}} {{kind}} {{backend}} {{dtype}} "
+                            "[{{tolerance}}] {{strategy}} {{parent}} "
+                            "{{parent_speedup}} {{token_budget}} {{unknown}}\n"
+                            "{{workloads}}",
+                            a);
+  CHECK(text
+        == "sgemm gemm cpu float32 [atol 0.0001, rtol 0.001] explore "
+           "c000007 (custom, passed) 3.14x 5000 {{unknown}}\n"
+           "- `m64`: m=64 n=32\n");
+}
+
+TEST_CASE("cli workspace: notes list the team's history as a table") {
+  assignment a;
+  a.team = "t1";
+  CHECK_THAT(render_notes(a), Catch::Contains("No candidate"));
+  a.history.push_back({"c1", "tiled", {{"tile", "32"}}, eval_status::passed, 2.5});
+  a.history.push_back({"c2", "custom", {}, eval_status::incorrect, 0});
+  auto notes = render_notes(a);
+  CHECK_THAT(notes, Catch::Contains("| c1 | tiled | tile=32 | passed | 2.500x |"));
+  CHECK_THAT(notes, Catch::Contains("| c2 | custom |  | incorrect | - |"));
+}
+
+TEST_CASE("cli workspace: without an eat program eval says it is unavailable") {
+  CHECK_THAT(make_eval_script(""), Catch::Contains("evaluation unavailable"));
+}

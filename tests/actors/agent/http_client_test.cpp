@@ -1,0 +1,83 @@
+// Specification of the HTTP client: URL parsing, a POST with headers and a
+// streamed body against the loopback replay server, and connect failures.
+
+#include <catch2/catch.hpp>
+
+#include "actors/agent/http_client.hpp"
+#include "actors/protocol/error.hpp"
+#include "tests/actors/agent/replay_server.hpp"
+
+using namespace eat;
+
+TEST_CASE("parse_url splits scheme, host, port and path") {
+  auto a = parse_url("http://127.0.0.1:8000");
+  REQUIRE(a);
+  CHECK(a->scheme == "http");
+  CHECK(a->host == "127.0.0.1");
+  CHECK(a->port == 8000);
+  CHECK(a->path == "");
+  auto b = parse_url("https://api.openai.com/v1/");
+  REQUIRE(b);
+  CHECK(b->port == 443);
+  CHECK(b->path == "/v1");
+  auto c = parse_url("http://[::1]:11434/");
+  REQUIRE(c);
+  CHECK(c->host == "::1");
+  CHECK(c->port == 11434);
+}
+
+TEST_CASE("parse_url says what is wrong") {
+  CHECK_THAT(render(parse_url("localhost:8000").error()),
+    Catch::Contains("expected http://host"));
+  CHECK_THAT(
+    render(parse_url("ftp://x").error()), Catch::Contains("http or https"));
+  CHECK_THAT(
+    render(parse_url("http://x:99999").error()), Catch::Contains("bad port"));
+  CHECK_THAT(
+    render(parse_url("http://:80").error()), Catch::Contains("no host"));
+}
+
+TEST_CASE("http_post sends headers and body and streams the response") {
+  test::replay_server server;
+  server.enqueue(test::parse_recorded("HTTP/1.1 201 Created\n"
+                                      "Content-Type: text/event-stream\n"
+                                      "Retry-After: 3\n\n"
+                                      "data: one\n\ndata: two\n\n"));
+  http_request req;
+  req.url = server.base_url() + "/echo";
+  req.headers = {{"X-Test", "yes"}};
+  req.body = std::string(5000, 'b');
+  std::string streamed;
+  auto res = http_post(req, [&](std::string_view x) {
+    streamed += x;
+  });
+  REQUIRE(res);
+  CHECK(res->status == 201);
+  CHECK(res->headers["retry-after"] == "3");
+  CHECK(res->body == "data: one\n\ndata: two\n\n");
+  CHECK(streamed == res->body);
+  auto got = server.requests();
+  REQUIRE(got.size() == 1);
+  CHECK(got[0].path == "/echo");
+  CHECK(got[0].headers["x-test"] == "yes");
+  CHECK(got[0].headers.count("expect") == 0);
+  CHECK(got[0].body == req.body);
+}
+
+TEST_CASE("http_post reports a refused connection as such") {
+  test::closed_port closed;
+  http_request req;
+  req.url = "http://127.0.0.1:" + std::to_string(closed.port()) + "/x";
+  auto res = http_post(req);
+  REQUIRE(!res);
+  CHECK(render(res.error())
+        == "agent_failed: cannot connect to 127.0.0.1:"
+             + std::to_string(closed.port()) + " (Connection refused)");
+}
+
+TEST_CASE("check_tcp_connect succeeds against a listening port") {
+  test::replay_server server;
+  CHECK(check_tcp_connect(
+    "127.0.0.1", server.port(), std::chrono::milliseconds{2000}));
+  CHECK(server.requests().empty());
+}

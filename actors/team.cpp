@@ -1,5 +1,6 @@
 #include "actors/team.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "actors/artifacts.hpp"
@@ -31,7 +32,44 @@ void next(team_pointer self);
 void finish(team_pointer self, const std::string& why) {
   auto& st = self->state;
   self->send(st.links.supervisor, done_atom_v, st.opts.id, why);
+  if (st.links.make_agent)
+    for (const auto& a : st.links.agents) {
+      self->unlink_from(a);
+      self->send_exit(a, caf::exit_reason::user_shutdown);
+    }
   self->quit();
+}
+
+/// Makes the agents named in opts.agent_names that the team does not have
+/// yet and ends those no longer named.
+void staff(team_pointer self) {
+  auto& st = self->state;
+  if (!st.links.make_agent)
+    return;
+  std::vector<agent_actor> agents;
+  for (const auto& name : st.opts.agent_names) {
+    auto known = st.agent_by_name.find(name);
+    if (known != st.agent_by_name.end()) {
+      agents.push_back(known->second);
+      continue;
+    }
+    auto a = st.links.make_agent(name);
+    self->link_to(a);
+    st.agent_by_name[name] = a;
+    agents.push_back(a);
+  }
+  for (auto i = st.agent_by_name.begin(); i != st.agent_by_name.end();) {
+    if (std::find(st.opts.agent_names.begin(), st.opts.agent_names.end(),
+                  i->first)
+        == st.opts.agent_names.end()) {
+      self->unlink_from(i->second);
+      self->send_exit(i->second, caf::exit_reason::user_shutdown);
+      i = st.agent_by_name.erase(i);
+    } else {
+      ++i;
+    }
+  }
+  st.links.agents = std::move(agents);
 }
 
 scored_candidate best_scored(const team_history& h) {
@@ -101,7 +139,9 @@ void evaluate(team_pointer self, candidate c) {
           });
 }
 
-void submit(team_pointer self, candidate c) {
+/// Logs the candidate, with the agent's transcript as its artifact, then
+/// evaluates it.
+void submit(team_pointer self, candidate c, const std::string& transcript) {
   auto& st = self->state;
   st.history.submitted += 1;
   st.progress.tokens += c.tokens;
@@ -109,7 +149,12 @@ void submit(team_pointer self, candidate c) {
   event e;
   e.kind = event_kind::candidate_submitted;
   e.body = wire::encode(c);
-  self->request(st.links.store, caf::infinite, append_atom_v, std::move(e))
+  std::vector<file_write> files;
+  if (!transcript.empty())
+    files.push_back({candidate_dir(c) + "transcript.md", transcript, c.agent});
+  self
+    ->request(st.links.store, caf::infinite, commit_atom_v,
+              std::vector<event>{std::move(e)}, std::move(files))
     .then([=](uint64_t) mutable { evaluate(self, std::move(c)); },
           [=](caf::error& err) {
             finish(self, "cannot log a candidate: " + render(err));
@@ -124,6 +169,9 @@ assignment make_assignment(team_state& st, const std::string& agent) {
   a.strategy = st.opts.strategy;
   a.task = st.opts.task;
   a.parent = best_scored(st.history);
+  if (st.opts.parent.status == eval_status::passed
+      && st.opts.parent.speedup > a.parent.speedup)
+    a.parent = st.opts.parent;
   a.history = st.history.scored;
   a.token_budget = st.opts.token_budget > st.progress.tokens
                      ? st.opts.token_budget - st.progress.tokens
@@ -135,26 +183,45 @@ assignment make_assignment(team_state& st, const std::string& agent) {
 
 void ask_agent(team_pointer self) {
   auto& st = self->state;
+  if (st.links.agents.empty())
+    return finish(self, "the team has no agents");
   auto index = st.next_agent++ % st.links.agents.size();
-  auto name = st.opts.id + ".a" + std::to_string(index + 1);
+  auto name = index < st.opts.agent_names.size()
+                ? st.opts.agent_names[index]
+                : st.opts.id + ".a" + std::to_string(index + 1);
   self
     ->request(st.links.agents[index], caf::infinite, propose_atom_v,
               make_assignment(st, name))
     .then(
       [=](agent_reply& reply) {
         if (reply.candidates.empty())
-          return finish(self, "agent " + name + " proposed nothing");
+          return finish(self, "agent " + name + " proposed nothing"
+                                + (reply.failure.empty()
+                                     ? std::string{}
+                                     : ": " + reply.failure));
         // One candidate per assignment for now; more come with team roles.
-        submit(self, std::move(reply.candidates.front()));
+        auto c = std::move(reply.candidates.front());
+        c.team = self->state.opts.id;
+        c.agent = name;
+        c.tokens = reply.tokens;
+        c.usage = reply.usage;
+        auto transcript = reply.transcript;
+        if (!reply.failure.empty())
+          transcript += "\n\n" + reply.failure + "\n";
+        submit(self, std::move(c), transcript);
       },
-      [=](caf::error& err) { finish(self, render(err)); });
+      [=](caf::error& err) {
+        if (err == caf::sec::request_receiver_down)
+          return finish(self, std::string{crashed_agent_prefix} + name);
+        finish(self, render(err));
+      });
 }
 
 void next(team_pointer self) {
   auto& st = self->state;
   if (st.stopping)
     return finish(self, "stopped");
-  if (st.finished_here >= st.opts.evaluation_budget)
+  if (st.progress.evaluated >= st.limit)
     return finish(self, "evaluation budget spent");
   if (!st.history.unfinished.empty()) {
     auto c = std::move(st.history.unfinished.front());
@@ -188,6 +255,8 @@ team_actor::behavior_type team(team_pointer self, team_options opts,
   st.progress.evaluated = st.history.scored.size();
   for (const auto& s : st.history.scored)
     st.progress.passed += s.status == eval_status::passed ? 1 : 0;
+  st.limit = st.progress.evaluated + st.opts.evaluation_budget;
+  staff(self);
   auto best = best_scored(st.history);
   st.progress.best_candidate = best.id;
   st.progress.best_speedup = best.speedup;
@@ -199,8 +268,20 @@ team_actor::behavior_type team(team_pointer self, team_options opts,
       }
     },
     [=](stop_atom) { self->state.stopping = true; },
-    [=](restructure_atom, const std::string& strategy) {
-      self->state.opts.strategy = strategy;
+    [=](restructure_atom, const team_change& x) {
+      auto& st = self->state;
+      if (!x.strategy.empty())
+        st.opts.strategy = x.strategy;
+      if (!x.parent.id.empty())
+        st.opts.parent = x.parent;
+      if (x.evaluations > 0)
+        st.limit = x.evaluations;
+      if (x.tokens > 0)
+        st.opts.token_budget = st.progress.tokens + x.tokens;
+      if (!x.agents.empty()) {
+        st.opts.agent_names = x.agents;
+        staff(self);
+      }
     },
     [=](status_atom) { return self->state.progress; },
   };

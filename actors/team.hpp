@@ -9,6 +9,9 @@
 //                     ▼
 //                   done (reports done to the supervisor, quits)
 //
+// The supervisor may change the strategy, the parent and the budgets of a
+// running team (restructure); the change applies from the next assignment.
+//
 // After a resume, candidates that were submitted but never evaluated are
 // evaluated first, without being proposed or logged again.
 //
@@ -20,6 +23,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -41,11 +46,21 @@ struct team_options {
   uint64_t token_budget = 0;
   /// Identity of the team's device, for evaluation_started events.
   std::string device_name;
+  /// The lineage: the candidate the team starts from (empty id: the task's
+  /// baseline). Agents improve on the better of it and the team's own best.
+  scored_candidate parent;
+  /// The agents' names, in order (default: "<id>.a1", "<id>.a2", ...).
+  std::vector<std::string> agent_names;
 };
 
 /// The actors a team works with.
 struct team_links {
+  /// Agents given ready-made, in the order of opts.agent_names.
   std::vector<agent_actor> agents;
+  /// Makes an agent by name; when set, the team makes its agents itself
+  /// (and new ones when a restructuring moves agents in) and links them to
+  /// itself, so that a crashed agent takes the team down for a restart.
+  std::function<agent_actor(const std::string&)> make_agent;
   device_actor device;
   store_actor store;
   supervisor_actor supervisor;
@@ -58,7 +73,11 @@ struct team_state {
   team_history history;
   team_progress progress;
   uint64_t finished_here = 0;
+  /// The evaluation count (progress.evaluated) at which the team stops.
+  uint64_t limit = 0;
   size_t next_agent = 0;
+  /// Agents the team made itself (links.make_agent), by name.
+  std::map<std::string, agent_actor> agent_by_name;
   bool stopping = false;
   bool started = false;
   static inline const char* name = "eat.team";
@@ -69,6 +88,10 @@ using team_pointer = team_actor::stateful_pointer<team_state>;
 /// Behaviour of a team; `past` is the team's history from the log.
 team_actor::behavior_type team(team_pointer self, team_options opts,
                                team_links links, team_history past);
+
+/// Start of the reason a team reports done with when one of its agents
+/// crashed (followed by the agent's name); the supervisor restarts it.
+constexpr const char* crashed_agent_prefix = "agent crashed: ";
 
 /// Seed of the evaluation of candidate `id` in a run seeded with `run_seed`.
 uint64_t evaluation_seed(uint64_t run_seed, const std::string& id);

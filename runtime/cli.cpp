@@ -1,5 +1,7 @@
 #include "runtime/cli.hpp"
 
+#include "actors/agent/eval_channel.hpp"
+
 #include <cstdlib>
 
 #include "actors/protocol/error.hpp"
@@ -16,7 +18,8 @@ Evolving Agent Teams: teams of agents optimise compute kernels, devices
 benchmark every candidate, everything is kept in the run's store.
 
 commands:
-  run CONFIG        start a run from a TOML configuration
+  run CONFIG        start a run from a TOML configuration (--mode, --seed)
+  compare CONFIG    run the eat, flat and single modes on equal budgets
   resume RUN_DIR    continue a stopped or crashed run from its log
   status RUN_DIR    show a run's progress and best kernel
   tasks             list the tasks, or show one (tasks show NAME)
@@ -143,6 +146,17 @@ exit_code run_cli(const std::vector<std::string>& args, std::ostream& out) {
     return cmd_history(rest, out);
   if (cmd == "fsck")
     return cmd_fsck(rest, out);
+  if (cmd == "compare")
+    return cmd_compare(rest, out);
+  if (cmd == "agent-eval") {
+    // Used by the `eval` script in a cli agent's workspace
+    // (docs/agent-cli.md): submits kernel.cpp to the run's devices.
+    std::vector<char*> argv;
+    for (const auto& a : args)
+      argv.push_back(const_cast<char*>(a.c_str()));
+    return static_cast<exit_code>(
+      agent_eval_main(static_cast<int>(argv.size()), argv.data()));
+  }
   return usage_error(out, "unknown command '" + cmd + "'", "");
 }
 

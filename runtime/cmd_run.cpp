@@ -2,9 +2,12 @@
 
 #include <filesystem>
 #include <iostream>
+#include <map>
 
 #include "actors/protocol/wire.hpp"
+#include "runtime/agent_setup.hpp"
 #include "runtime/cli.hpp"
+#include "runtime/config_override.hpp"
 #include "runtime/run_loader.hpp"
 #include "runtime/session.hpp"
 #include "runtime/task_file.hpp"
@@ -13,11 +16,14 @@ namespace eat {
 
 namespace {
 
-constexpr const char* help = R"(usage: eat run CONFIG [--run-dir DIR]
+constexpr const char* help = R"(usage: eat run CONFIG [--run-dir DIR] [--mode eat|flat|single] [--seed N]
 
 Starts a run from the TOML configuration CONFIG (keys: docs/config.md) in a
 new run directory, <run.root>/<run.name>-<date>-<time> unless --run-dir
-names one. Prints a line per evaluation and ends with the best speedup, the
+names one. --mode and --seed override run.mode and run.seed (the run's log
+keeps the configuration with the override, so a resume uses it too):
+eat restructures teams on plateaus, flat puts all agents in one team,
+single runs one agent (docs/supervisor.md). Prints a line per evaluation and ends with the best speedup, the
 number of candidates tried and where the best kernel's source is.
 Interrupt with Ctrl-C (or kill it); 'eat resume RUN_DIR' continues.
 )";
@@ -35,21 +41,57 @@ run_started start_event(
   return s;
 }
 
+/// `cfg` with --mode and --seed applied to its text, validated again.
+caf::expected<config> with_overrides(const config& cfg, const parsed_args& a) {
+  std::map<std::string, std::string> values;
+  if (auto i = a.options.find("mode"); i != a.options.end()) {
+    if (i->second != "eat" && i->second != "flat" && i->second != "single")
+      return make_error(error::invalid_arguments,
+                        "--mode: expected eat, flat or single, got '"
+                          + i->second + "'");
+    values["mode"] = "\"" + i->second + "\"";
+  }
+  if (a.options.count("seed") > 0) {
+    auto seed = positive_option(a, "seed", 1);
+    if (!seed)
+      return seed.error();
+    values["seed"] = std::to_string(*seed);
+  }
+  auto text = with_run_keys(cfg.text, values);
+  if (!text)
+    return text.error();
+  return parse_config(*text, cfg.file);
+}
+
 } // namespace
 
 exit_code cmd_run(const std::vector<std::string>& args, std::ostream& out) {
   auto parsed = parse_command(
-    args, {"run", help, {"run-dir"}, {}, 1, 1, "exactly one CONFIG file"}, out);
+    args,
+    {"run", help, {"run-dir", "mode", "seed"}, {}, 1, 1,
+     "exactly one CONFIG file"},
+    out);
   if (auto* code = std::get_if<exit_code>(&parsed))
     return *code;
   auto& a = std::get<parsed_args>(parsed);
   auto fail = [&](const caf::error& err) { return report(out, err); };
+  if (auto m = a.options.find("mode");
+      m != a.options.end() && m->second != "eat" && m->second != "flat"
+      && m->second != "single")
+    return usage_error(out,
+                       "--mode: expected eat, flat or single, got '"
+                         + m->second + "'",
+                       "run");
   auto cfg = load_config(a.positional[0]);
+  if (cfg && (a.options.count("mode") > 0 || a.options.count("seed") > 0))
+    cfg = with_overrides(*cfg, a);
   if (!cfg)
     return fail(cfg.error());
   auto task = load_task(cfg->run.tasks_dir, cfg->run.task);
   if (!task)
     return fail(task.error());
+  if (auto ok = check_agent_backend(*cfg); !ok)
+    return fail(ok.error());
   auto dir = run_dir::create(
     cfg->run.root, cfg->run.name, cfg->text, a.options["run-dir"]);
   if (!dir)

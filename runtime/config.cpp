@@ -36,6 +36,9 @@ constexpr number_rule open_unit{"a number in (0, 1)", [](double x) {
                                   return x > 0 && x < 1;
                                 }};
 
+constexpr string_rule any_text{"a string", [](std::string_view) {
+                                 return true;
+                               }};
 constexpr string_rule non_empty{"a non-empty string", [](std::string_view x) {
                                   return !x.empty();
                                 }};
@@ -54,14 +57,40 @@ constexpr string_rule task_name{
     return valid_task_name(x);
   }};
 constexpr string_rule strategy_name{
-  "one of \"local\", \"explore\", \"random\"", [](std::string_view x) {
-    return x == "local" || x == "explore" || x == "random";
+  "one of \"local\", \"explore\", \"random\", \"crossover\"",
+  [](std::string_view x) {
+    return x == "local" || x == "explore" || x == "random" || x == "crossover";
+  }};
+constexpr string_rule mode_name{
+  "one of \"eat\", \"flat\", \"single\"", [](std::string_view x) {
+    return x == "eat" || x == "flat" || x == "single";
+  }};
+constexpr string_rule policy_name{
+  "one of \"heuristic\", \"llm\"", [](std::string_view x) {
+    return x == "heuristic" || x == "llm";
+  }};
+constexpr string_rule backend_name{
+  "one of \"builtin\", \"cli\", \"http\"", [](std::string_view x) {
+    return x == "builtin" || x == "cli" || x == "http";
+  }};
+constexpr string_rule preset_name{
+  "one of \"claude\", \"codex\", \"gemini\", \"aider\", \"custom\"",
+  [](std::string_view x) {
+    return x == "claude" || x == "codex" || x == "gemini" || x == "aider"
+           || x == "custom";
+  }};
+constexpr string_rule api_name{
+  "one of \"openai\", \"anthropic\"", [](std::string_view x) {
+    return x == "openai" || x == "anthropic";
   }};
 
 // -- layout ------------------------------------------------------------------
 
 const std::vector<std::string> known_sections
-  = {"run", "supervisor", "agents.builtin", "devices.cpu", "timing", "store"};
+  = {"run",         "supervisor",  "supervisor.llm", "agents",
+     "agents.builtin", "agents.cli", "agents.http", "devices.cpu",
+     "devices.cuda", "devices.hip", "devices.sim", "devices.pool", "timing",
+     "store"};
 
 std::string known_sections_text() {
   std::vector<std::string> names;
@@ -71,9 +100,19 @@ std::string known_sections_text() {
 }
 
 /// Reports keys and tables outside the known sections.
-void check_layout(
-  const toml::table& table, const std::string& prefix, problems& out) {
+/// `keys_allowed`: `table` is itself a section, whose plain keys its own
+/// reader checks.
+void check_layout(const toml::table& table, const std::string& prefix,
+                  problems& out, bool keys_allowed = false) {
   for (auto&& [key, node] : table) {
+    // The plain keys and unknown tables of a section are its reader's.
+    auto path_of = prefix + "." + std::string{key.str()};
+    auto known_below = std::any_of(
+      known_sections.begin(), known_sections.end(), [&](const auto& x) {
+        return x == path_of || x.rfind(path_of + ".", 0) == 0;
+      });
+    if (keys_allowed && !known_below)
+      continue;
     auto path = prefix.empty() ? std::string{key.str()}
                                : prefix + "." + std::string{key.str()};
     auto is_section
@@ -88,7 +127,7 @@ void check_layout(
         out.add(key.source(), path + ": expected a table (a section), got "
                                 + toml_check::describe(node));
       else if (is_parent)
-        check_layout(*node.as_table(), path, out);
+        check_layout(*node.as_table(), path, out, is_section);
     } else if (node.is_table()) {
       out.add(node.source(),
         "unknown section [" + path + "] (" + known_sections_text() + ")");
@@ -149,6 +188,9 @@ run_section read_run(table_reader s, const fs::path& base,
     = s.number("target_speedup", non_negative).value_or(r.target_speedup);
   r.target_sol_fraction = s.number("target_sol_fraction", non_negative)
                             .value_or(r.target_sol_fraction);
+  r.mode = s.string("mode", mode_name).value_or(r.mode);
+  r.token_budget
+    = s.integer("token_budget", 0, max_integer).value_or(r.token_budget);
   if (!s.require("task"))
     return r;
   if (auto task = s.string("task", task_name)) {
@@ -171,6 +213,139 @@ supervisor_section read_supervisor(table_reader s) {
     = s.integer("plateau_window", 0, 100000).value_or(r.plateau_window);
   r.plateau_threshold
     = s.number("plateau_threshold", open_unit).value_or(r.plateau_threshold);
+  r.policy = s.string("policy", policy_name).value_or(r.policy);
+  r.max_teams = s.integer("max_teams", 1, 64).value_or(r.max_teams);
+  r.max_restarts = s.integer("max_restarts", 0, 1000).value_or(r.max_restarts);
+  if (r.max_teams < r.teams)
+    s.fail("max_teams", "supervisor.max_teams ("
+                          + std::to_string(r.max_teams)
+                          + ") must be >= supervisor.teams ("
+                          + std::to_string(r.teams) + ")");
+  return r;
+}
+
+cli_agent_section read_cli(table_reader s, const fs::path& base) {
+  cli_agent_section r;
+  r.preset = s.string("preset", preset_name).value_or(r.preset);
+  r.program = s.string("program", non_empty).value_or(r.program);
+  r.args = s.strings("args", any_text).value_or(r.args);
+  r.output_format = s.string("output_format", any_text).value_or("");
+  r.prompt_input = s.string("prompt_input", any_text).value_or("");
+  if (auto dir = s.string("work_dir", non_empty))
+    r.work_dir = *dir;
+  if (auto dir = s.string("prompts_dir", non_empty))
+    r.prompts_dir = resolve(base, *dir);
+  r.env_allow = s.strings("env_allow", non_empty).value_or(r.env_allow);
+  r.allowed_paths
+    = s.strings("allowed_paths", non_empty).value_or(r.allowed_paths);
+  r.role = s.string("role", non_empty).value_or(r.role);
+  r.timeout_s = s.number("timeout_s", positive).value_or(r.timeout_s);
+  r.idle_timeout_s
+    = s.number("idle_timeout_s", positive).value_or(r.idle_timeout_s);
+  r.kill_grace_s = s.number("kill_grace_s", positive).value_or(r.kill_grace_s);
+  r.max_turns = s.integer("max_turns", 1, 10000).value_or(r.max_turns);
+  r.retries = s.integer("retries", 0, 100).value_or(r.retries);
+  r.retry_base_s
+    = s.number("retry_base_s", non_negative).value_or(r.retry_base_s);
+  r.eval_timeout_s
+    = s.number("eval_timeout_s", positive).value_or(r.eval_timeout_s);
+  if (r.preset == "custom" && r.args.empty() && s.has("preset"))
+    s.fail("args", "preset \"custom\" needs args (the command line, as an "
+                   "array)");
+  return r;
+}
+
+http_agent_section read_http(table_reader s, const fs::path& base) {
+  http_agent_section r;
+  r.api = s.string("api", api_name).value_or(r.api);
+  r.base_url = s.string("base_url", non_empty).value_or(r.base_url);
+  r.model = s.string("model", non_empty).value_or(r.model);
+  r.api_key_env = s.string("api_key_env", any_text).value_or(r.api_key_env);
+  r.max_tokens = s.integer("max_tokens", 1, 10000000).value_or(r.max_tokens);
+  if (const auto* x = s.get("max_completion_tokens"); x && x->is_boolean())
+    r.max_completion_tokens = x->as_boolean()->get();
+  else if (x)
+    s.fail("max_completion_tokens", "a boolean", toml_check::describe(*x));
+  r.temperature = s.number("temperature", non_negative).value_or(r.temperature);
+  if (const auto* x = s.get("stream"); x && x->is_boolean())
+    r.stream = x->as_boolean()->get();
+  else if (x)
+    s.fail("stream", "a boolean", toml_check::describe(*x));
+  r.timeout_s = s.number("timeout_s", positive).value_or(r.timeout_s);
+  r.connect_timeout_s
+    = s.number("connect_timeout_s", positive).value_or(r.connect_timeout_s);
+  r.idle_timeout_s
+    = s.number("idle_timeout_s", positive).value_or(r.idle_timeout_s);
+  r.attempts = s.integer("attempts", 1, 100).value_or(r.attempts);
+  r.retry_base_s
+    = s.number("retry_base_s", non_negative).value_or(r.retry_base_s);
+  r.retry_max_s = s.number("retry_max_s", positive).value_or(r.retry_max_s);
+  r.history_rows
+    = s.integer("history_rows", 0, 100000).value_or(r.history_rows);
+  r.min_output_tokens = s.integer("min_output_tokens", 1, 10000000)
+                          .value_or(r.min_output_tokens);
+  r.price_input = s.number("price_input", non_negative).value_or(0);
+  r.price_cache_read = s.number("price_cache_read", non_negative).value_or(0);
+  r.price_cache_write = s.number("price_cache_write", non_negative).value_or(0);
+  r.price_output = s.number("price_output", non_negative).value_or(0);
+  if (auto dir = s.string("prompts_dir", non_empty))
+    r.prompts_dir = resolve(base, *dir);
+  return r;
+}
+
+gpu_section read_gpu(table_reader s) {
+  gpu_section r;
+  if (const auto* x = s.get("enabled"); x && x->is_boolean())
+    r.enabled = x->as_boolean()->get();
+  else if (x)
+    s.fail("enabled", "a boolean", toml_check::describe(*x));
+  if (auto gpus = s.integers("gpus", 0, 1023))
+    r.gpus.assign(gpus->begin(), gpus->end());
+  r.compiler = s.string("compiler", non_empty).value_or(r.compiler);
+  r.flags = s.strings("flags", non_empty).value_or(r.flags);
+  r.compile_timeout_s
+    = s.number("compile_timeout_s", positive).value_or(r.compile_timeout_s);
+  r.eval_timeout_s
+    = s.number("eval_timeout_s", positive).value_or(r.eval_timeout_s);
+  return r;
+}
+
+pool_section read_pool(table_reader s) {
+  pool_section r;
+  r.compile_workers
+    = s.integer("compile_workers", 0, 256).value_or(r.compile_workers);
+  r.ahead = s.integer("ahead", 0, 64).value_or(r.ahead);
+  r.slice_timeout_s
+    = s.number("slice_timeout_s", positive).value_or(r.slice_timeout_s);
+  r.drain_after = s.integer("drain_after", 1, 1000).value_or(r.drain_after);
+  r.reverify_factor
+    = s.number("reverify_factor", positive).value_or(r.reverify_factor);
+  r.reverify_min = s.number("reverify_min", positive).value_or(r.reverify_min);
+  r.reverify_tolerance = s.number("reverify_tolerance", positive)
+                           .value_or(r.reverify_tolerance);
+  return r;
+}
+
+sim_section read_sim(table_reader s) {
+  sim_section r;
+  r.count = s.integer("count", 0, 4096).value_or(r.count);
+  r.compile_s = s.number("compile_s", non_negative).value_or(r.compile_s);
+  r.run_s = s.number("run_s", non_negative).value_or(r.run_s);
+  r.noise = s.number("noise", non_negative).value_or(r.noise);
+  r.peak_speedup = s.number("peak_speedup", positive).value_or(r.peak_speedup);
+  r.fail_health_after = s.integer("fail_health_after", 0, max_integer)
+                          .value_or(r.fail_health_after);
+  return r;
+}
+
+planner_section read_planner(table_reader s) {
+  planner_section r;
+  r.api = s.string("api", api_name).value_or(r.api);
+  r.base_url = s.string("base_url", non_empty).value_or(r.base_url);
+  r.model = s.string("model", non_empty).value_or(r.model);
+  r.api_key_env = s.string("api_key_env", any_text).value_or(r.api_key_env);
+  r.timeout_s = s.number("timeout_s", positive).value_or(r.timeout_s);
+  r.max_tokens = s.integer("max_tokens", 1, 1000000).value_or(r.max_tokens);
   return r;
 }
 
@@ -237,7 +412,7 @@ std::vector<int> read_cores(table_reader& s, uint32_t slots) {
 cpu_settings read_cpu(table_reader s) {
   cpu_settings r;
   auto& o = r.options;
-  r.slots = s.integer("slots", 1, 256).value_or(r.slots);
+  r.slots = s.integer("slots", 0, 256).value_or(r.slots);
   r.cores = read_cores(s, r.slots);
   o.compiler = s.string("compiler", non_empty).value_or(o.compiler);
   o.flags = s.strings("flags", non_empty).value_or(o.flags);
@@ -260,13 +435,38 @@ config read_sections(const toml::table& root, const fs::path& file,
   cfg.run = read_run(section(root, "run",
                        {"name", "root", "task", "tasks_dir", "seed",
                          "max_evaluations", "max_wall_s", "target_speedup",
-                         "target_sol_fraction"},
+                         "target_sol_fraction", "mode", "token_budget"},
                        out),
     base, checks);
   cfg.supervisor = read_supervisor(
     section(root, "supervisor",
-      {"teams", "agents_per_team", "plateau_window", "plateau_threshold"},
+      {"teams", "agents_per_team", "plateau_window", "plateau_threshold",
+        "policy", "max_teams", "max_restarts", "llm"},
       out));
+  cfg.planner = read_planner(section(root, "supervisor.llm",
+    {"api", "base_url", "model", "api_key_env", "timeout_s", "max_tokens"},
+    out));
+  if (cfg.supervisor.policy == "llm" && cfg.planner.model.empty())
+    out.add({}, "supervisor.policy = \"llm\" needs [supervisor.llm] model");
+  cfg.agent_backend = section(root, "agents", {"backend", "builtin", "cli",
+                                               "http"}, out)
+                        .string("backend", backend_name)
+                        .value_or(cfg.agent_backend);
+  cfg.cli = read_cli(section(root, "agents.cli",
+    {"preset", "program", "args", "output_format", "prompt_input", "work_dir",
+      "prompts_dir", "env_allow", "allowed_paths", "role", "timeout_s",
+      "idle_timeout_s", "kill_grace_s", "max_turns", "retries",
+      "retry_base_s", "eval_timeout_s"},
+    out), base);
+  cfg.http = read_http(section(root, "agents.http",
+    {"api", "base_url", "model", "api_key_env", "max_tokens",
+      "max_completion_tokens", "temperature", "stream", "timeout_s",
+      "connect_timeout_s", "idle_timeout_s", "attempts", "retry_base_s",
+      "retry_max_s", "history_rows", "min_output_tokens", "price_input", "price_cache_read", "price_cache_write", "price_output",
+      "prompts_dir"},
+    out), base);
+  if (cfg.agent_backend == "http" && cfg.http.model.empty())
+    out.add({}, "agents.backend = \"http\" needs [agents.http] model");
   cfg.builtin = read_builtin(section(root, "agents.builtin",
     {"strategy", "tokens_per_proposal", "explore_rounds"}, out));
   cfg.store = read_store(section(root, "store", {"map_size_mib"}, out));
@@ -277,6 +477,24 @@ config read_sections(const toml::table& root, const fs::path& file,
   cfg.cpu_slots = cpu.slots;
   cfg.cpu_cores = std::move(cpu.cores);
   cfg.cpu = std::move(cpu.options);
+  for (auto [name, gpu] : {std::pair{"devices.cuda", &cfg.cuda},
+                           std::pair{"devices.hip", &cfg.hip}})
+    *gpu = read_gpu(section(root, name,
+      {"enabled", "gpus", "compiler", "flags", "compile_timeout_s",
+        "eval_timeout_s"},
+      out));
+  cfg.pool = read_pool(section(root, "devices.pool",
+    {"compile_workers", "ahead", "slice_timeout_s", "drain_after",
+      "reverify_factor", "reverify_min", "reverify_tolerance"},
+    out));
+  cfg.sim = read_sim(section(root, "devices.sim",
+    {"count", "compile_s", "run_s", "noise", "peak_speedup",
+      "fail_health_after"},
+    out));
+  if (cfg.cpu_slots == 0 && cfg.sim.count == 0 && !cfg.cuda.enabled
+      && !cfg.hip.enabled)
+    out.add({}, "devices.cpu.slots = 0 leaves the run without devices "
+                "(enable [devices.cuda], [devices.hip] or [devices.sim])");
   cfg.timing = read_timing(section(root, "timing",
     {"warmup", "min_samples", "min_time_s", "max_time_s", "max_rel_se",
       "check_seeds"},

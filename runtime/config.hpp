@@ -40,6 +40,11 @@ struct run_section {
   /// Fraction of the speed of light, on every workload of the best kernel,
   /// at which the run stops; 0 for none.
   double target_sol_fraction = 0;
+  /// "eat" (teams restructured on plateaus), "flat" (all agents in one team,
+  /// no restructuring) or "single" (one agent); see docs/supervisor.md.
+  std::string mode = "eat";
+  /// Tokens the whole run may spend; 0 for no limit.
+  uint64_t token_budget = 0;
 };
 
 /// The [supervisor] section: how many teams, and how large.
@@ -51,6 +56,24 @@ struct supervisor_section {
   uint32_t plateau_window = 8;
   /// Relative gain over a team's best that counts as improvement.
   double plateau_threshold = 0.02;
+  /// Restructuring policy: "heuristic" or "llm".
+  std::string policy = "heuristic";
+  /// Most teams active at once (restructurings may spawn teams).
+  uint32_t max_teams = 4;
+  /// Restarts of a crashed team before it is retired.
+  uint32_t max_restarts = 3;
+};
+
+/// The [supervisor.llm] section: the model the llm policy asks.
+struct planner_section {
+  /// "openai" (/v1/chat/completions) or "anthropic" (/v1/messages).
+  std::string api = "openai";
+  std::string base_url = "http://127.0.0.1:8000";
+  std::string model;
+  /// Environment variable holding the API key ("" for none).
+  std::string api_key_env;
+  double timeout_s = 120;
+  uint64_t max_tokens = 4096;
 };
 
 /// The [agents.builtin] section: the embedded autotuning agent.
@@ -62,6 +85,102 @@ struct builtin_agent_section {
   /// Passed candidates the "local" strategy collects by random sampling
   /// before it starts hill-climbing.
   uint32_t explore_rounds = 6;
+};
+
+/// The [agents.cli] section: external coding-agent CLIs (docs/agent-cli.md).
+/// Empty strings and arrays keep the preset's choice.
+struct cli_agent_section {
+  std::string preset = "claude";
+  std::string program;
+  std::vector<std::string> args;
+  std::string output_format;
+  std::string prompt_input;
+  /// Workspaces are created under this folder (relative: to the run
+  /// directory); default <run dir>/workspaces.
+  std::filesystem::path work_dir;
+  /// Role prompts and rules (relative: to the configuration's folder);
+  /// default: configs/prompts of the source tree.
+  std::filesystem::path prompts_dir;
+  std::vector<std::string> env_allow;
+  std::vector<std::string> allowed_paths;
+  std::string role = "implementer";
+  double timeout_s = 1800;
+  double idle_timeout_s = 300;
+  double kill_grace_s = 5;
+  uint32_t max_turns = 30;
+  uint32_t retries = 3;
+  double retry_base_s = 10;
+  double eval_timeout_s = 1800;
+};
+
+/// The [agents.http] section: LLM servers (docs/agent-http.md).
+struct http_agent_section {
+  /// "openai" or "anthropic".
+  std::string api = "openai";
+  std::string base_url = "http://127.0.0.1:8000";
+  std::string model;
+  std::string api_key_env;
+  uint64_t max_tokens = 8192;
+  bool max_completion_tokens = false;
+  /// Sampling temperature; negative: the server's default.
+  double temperature = -1;
+  bool stream = true;
+  double timeout_s = 600;
+  double connect_timeout_s = 10;
+  double idle_timeout_s = 120;
+  uint32_t attempts = 5;
+  double retry_base_s = 1;
+  /// Upper bound of any retry delay, also one the server asks for.
+  double retry_max_s = 60;
+  /// Latest history entries shown in the prompt.
+  uint64_t history_rows = 20;
+  /// No request when the token budget leaves fewer output tokens.
+  uint64_t min_output_tokens = 1024;
+  /// US dollars per million tokens, for the cost of each reply.
+  double price_input = 0;
+  double price_cache_read = 0;
+  double price_cache_write = 0;
+  double price_output = 0;
+  /// Role prompts (relative: to the configuration's folder); empty: the
+  /// built-in template.
+  std::filesystem::path prompts_dir;
+};
+
+/// A [devices.cuda] or [devices.hip] section: the GPUs of one backend.
+struct gpu_section {
+  /// Make one device per GPU (off: the backend is not used).
+  bool enabled = false;
+  /// Runtime indices of the GPUs to use; empty: every GPU of the backend.
+  std::vector<int> gpus;
+  /// Device compiler ("" : nvcc or hipcc) and its flags.
+  std::string compiler;
+  std::vector<std::string> flags = {"-O3"};
+  double compile_timeout_s = 120;
+  double eval_timeout_s = 300;
+};
+
+/// The [devices.pool] section: how the device pool schedules
+/// (docs/harness.md, "Device pool").
+struct pool_section {
+  uint32_t compile_workers = 0;
+  uint32_t ahead = 2;
+  double slice_timeout_s = 900;
+  uint32_t drain_after = 3;
+  double reverify_factor = 2.0;
+  double reverify_min = 4.0;
+  double reverify_tolerance = 1.5;
+};
+
+/// The [devices.sim] section: simulated devices (a timing model), for
+/// testing the runtime at scale without compiling.
+struct sim_section {
+  /// Simulated devices to add; 0 for none.
+  uint32_t count = 0;
+  double compile_s = 0;
+  double run_s = 0;
+  double noise = 0.01;
+  double peak_speedup = 3;
+  uint64_t fail_health_after = 0;
 };
 
 /// The [store] section: the run's LMDB environment.
@@ -79,8 +198,17 @@ struct config {
   std::string text;
   run_section run;
   supervisor_section supervisor;
+  planner_section planner;
+  /// [agents] backend: "builtin", "cli" or "http" (every team's agents).
+  std::string agent_backend = "builtin";
   builtin_agent_section builtin;
+  cli_agent_section cli;
+  http_agent_section http;
   store_section store;
+  gpu_section cuda;
+  gpu_section hip;
+  pool_section pool;
+  sim_section sim;
   /// [devices.cpu] slots: concurrent CPU evaluations.
   uint32_t cpu_slots = 1;
   /// [devices.cpu] cores: one core per slot; empty = the last online cores.

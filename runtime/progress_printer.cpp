@@ -12,6 +12,9 @@ listener_actor::behavior_type progress_printer(
       *count += 1;
       *out << progress_line(p, *count, total) << std::endl;
     },
+    [=](restructure_atom, const std::string& text) {
+      *out << text << std::flush;
+    },
   };
 }
 

@@ -9,10 +9,13 @@
 #include <caf/actor_system.hpp>
 #include <caf/scoped_actor.hpp>
 
-#include "actors/device_server.hpp"
+#include "actors/device_pool.hpp"
 #include "actors/store_server.hpp"
+#include "runtime/agent_setup.hpp"
 #include "actors/supervisor.hpp"
 #include "devices/cpu_device.hpp"
+#include "devices/gpu_device.hpp"
+#include "devices/sim_device.hpp"
 #include "runtime/paths.hpp"
 #include "runtime/progress_printer.hpp"
 #include "runtime/report.hpp"
@@ -70,8 +73,39 @@ private:
   std::thread thread_;
 };
 
+/// Adds the GPUs of the enabled backends; a backend without a usable GPU is
+/// reported in `warnings` and the run goes on with the other devices.
+void add_gpu_devices(const config& cfg, const run_dir& dir,
+                     std::vector<std::shared_ptr<devices::device>>& out,
+                     std::string& warnings) {
+  for (auto [name, gpu] : {std::pair{"cuda", &cfg.cuda},
+                           std::pair{"hip", &cfg.hip}}) {
+    if (!gpu->enabled)
+      continue;
+    devices::gpu_options opts;
+    opts.compiler = gpu->compiler;
+    opts.flags = gpu->flags;
+    opts.compile_timeout_s = gpu->compile_timeout_s;
+    opts.eval_timeout_s = gpu->eval_timeout_s;
+    opts.gpus = gpu->gpus;
+    opts.runner_path
+      = (executable_dir() / (std::string{"eat-"} + name + "-runner")).string();
+    opts.work_dir = (dir.work_dir() / name).string();
+    opts.timing = cfg.timing;
+    auto devs = devices::make_gpu_devices(name, opts);
+    if (!devs) {
+      warnings += std::string{"warning: no "} + name
+                  + " device: " + render(devs.error())
+                  + "; the run continues on the other devices\n";
+      continue;
+    }
+    for (auto& d : *devs)
+      out.emplace_back(std::move(d));
+  }
+}
+
 caf::expected<std::vector<std::shared_ptr<devices::device>>> make_devices(
-  const config& cfg, const run_dir& dir) {
+  const config& cfg, const run_dir& dir, std::string& warnings) {
   std::vector<std::shared_ptr<devices::device>> out;
   auto cores = static_cast<int>(std::thread::hardware_concurrency());
   for (uint32_t i = 0; i < cfg.cpu_slots; ++i) {
@@ -86,6 +120,25 @@ caf::expected<std::vector<std::shared_ptr<devices::device>>> make_devices(
       return dev.error();
     out.emplace_back(std::move(*dev));
   }
+  add_gpu_devices(cfg, dir, out, warnings);
+  for (uint32_t i = 0; i < cfg.sim.count; ++i) {
+    devices::sim_options sim;
+    sim.compile_s = cfg.sim.compile_s;
+    sim.run_s = cfg.sim.run_s;
+    sim.noise = cfg.sim.noise;
+    sim.peak_speedup = cfg.sim.peak_speedup;
+    sim.fail_health_after = cfg.sim.fail_health_after;
+    sim.seed = cfg.run.seed + i;
+    out.emplace_back(devices::make_sim_device("sim" + std::to_string(i), sim));
+  }
+  return out;
+}
+
+/// "pool of cpu0, cpu1": what evaluation_started events name as device.
+std::string pool_name(const std::vector<std::shared_ptr<devices::device>>& devs) {
+  std::string out = "pool of ";
+  for (size_t i = 0; i < devs.size(); ++i)
+    out += (i == 0 ? "" : ", ") + devs[i]->id();
   return out;
 }
 
@@ -106,6 +159,26 @@ supervisor_options supervisor_options_of(
   opts.agent.tokens_per_proposal = cfg.builtin.tokens_per_proposal;
   opts.plateau.window = cfg.supervisor.plateau_window;
   opts.plateau.threshold = cfg.supervisor.plateau_threshold;
+  opts.token_budget = cfg.run.token_budget;
+  opts.policy = cfg.supervisor.policy;
+  opts.max_teams = cfg.supervisor.max_teams;
+  opts.max_restarts = cfg.supervisor.max_restarts;
+  opts.plan_timeout_s = cfg.planner.timeout_s;
+  opts.agent_backend = backend_label(cfg);
+  opts.agent_role = cfg.agent_backend == "cli" ? cfg.cli.role
+                    : cfg.agent_backend == "http" ? "implementer"
+                                                  : "tuner";
+  // Matched-budget baselines (docs/supervisor.md): the same agents in one
+  // team, or one agent, and no restructuring.
+  if (cfg.run.mode == "flat") {
+    opts.agents_per_team = cfg.supervisor.teams * cfg.supervisor.agents_per_team;
+    opts.teams = 1;
+    opts.restructure = false;
+  } else if (cfg.run.mode == "single") {
+    opts.teams = 1;
+    opts.agents_per_team = 1;
+    opts.restructure = false;
+  }
   return opts;
 }
 
@@ -145,7 +218,9 @@ exit_code finish(const run_dir& dir, const run_summary& s, std::ostream& out) {
 exit_code run_session(
   const run_dir& dir, session_inputs in, std::ostream& out) {
   signal_watcher::block();
-  auto devs = make_devices(in.cfg, dir);
+  std::string warnings;
+  auto devs = make_devices(in.cfg, dir, warnings);
+  out << warnings;
   if (!devs) {
     out << "eat: cannot set up the devices: " << render(devs.error()) << "\n";
     return exit_code_for(devs.error());
@@ -158,10 +233,36 @@ exit_code run_session(
   const auto& history = in.writer->history();
   supervisor_links links;
   links.store = store;
-  for (auto& d : *devs) {
-    links.devices.push_back(sys.spawn<caf::detached>(device_server, d));
-    links.device_names.push_back(d->description());
+  // One pool over every device: teams send it their evaluations as to a
+  // device, and it gives each device exclusive slices (docs/harness.md).
+  pool_options pool_opts;
+  pool_opts.compile_workers = in.cfg.pool.compile_workers;
+  pool_opts.ahead = in.cfg.pool.ahead;
+  pool_opts.slice_timeout_s = in.cfg.pool.slice_timeout_s;
+  pool_opts.drain_after = in.cfg.pool.drain_after;
+  pool_opts.reverify_factor = in.cfg.pool.reverify_factor;
+  pool_opts.reverify_min = in.cfg.pool.reverify_min;
+  pool_opts.reverify_tolerance = in.cfg.pool.reverify_tolerance;
+  auto pool = spawn_device_pool(sys, *devs, pool_opts);
+  links.devices.push_back(pool);
+  // Teams' shares of the devices follow their shares of the budgets.
+  links.set_weight = [pool](const std::string& team, double weight) {
+    caf::anon_send(pool, weight_atom_v, team, weight);
+  };
+  links.device_names.push_back(pool_name(*devs));
+  auto agents = make_agent_factory(in.cfg, in.task,
+                                   {links.devices.front(), store, dir.path()});
+  auto planner = make_planner(sys, in.cfg);
+  if (!agents || !planner) {
+    auto err = agents ? planner.error() : agents.error();
+    out << "eat: cannot set up the agents: " << render(err) << "\n";
+    for (auto& d : links.devices)
+      caf::anon_send_exit(d, caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(store, caf::exit_reason::user_shutdown);
+    return exit_code_for(err);
   }
+  links.make_agent = *agents;
+  links.planner = *planner;
   links.listener = sys.spawn(
     progress_printer, &out, history.evaluations, in.cfg.run.max_evaluations);
   auto sup = sys.spawn(

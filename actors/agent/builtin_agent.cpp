@@ -12,7 +12,12 @@ caf::expected<agent_reply> builtin_reply(const assignment& a,
                       "token budget exhausted: " + std::to_string(a.token_budget)
                         + " left, a proposal costs "
                         + std::to_string(opts.tokens_per_proposal));
-  auto next = propose(a.task, a.history, a.parent, opts.tuner, a.seed);
+  // The team's current strategy wins over the configured default, so that
+  // the supervisor's restructuring reaches the search.
+  auto tuner = opts.tuner;
+  if (!a.strategy.empty())
+    tuner.strategy = a.strategy;
+  auto next = propose(a.task, a.history, a.parent, tuner, a.seed);
   if (!next)
     return next.error();
   const template_family* family = nullptr;

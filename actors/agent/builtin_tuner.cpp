@@ -106,6 +106,56 @@ scored_candidate best_of(const std::vector<scored_candidate>& history,
   return best;
 }
 
+/// A child of the two best passed configurations of the parent's family:
+/// each parameter taken from one of them at random; none when untried
+/// children cannot be found.
+std::vector<proposal> crossover(const template_family& f,
+                                const std::vector<scored_candidate>& history,
+                                const scored_candidate& parent,
+                                const std::set<std::string>& tried,
+                                rng_t& rng) {
+  std::vector<scored_candidate> same;
+  if (parent.status == eval_status::passed && parent.family == f.name)
+    same.push_back(parent);
+  for (const auto& h : history)
+    if (h.status == eval_status::passed && h.family == f.name
+        && h.id != parent.id)
+      same.push_back(h);
+  std::sort(same.begin(), same.end(),
+            [](const auto& a, const auto& b) { return a.speedup > b.speedup; });
+  if (same.size() < 2)
+    return {};
+  const auto& a = same[0];
+  const auto& b = same[1];
+  std::bernoulli_distribution coin{0.5};
+  for (int attempt = 0; attempt < 64; ++attempt) {
+    param_map child;
+    for (const auto& p : f.params)
+      child[p.name] = coin(rng) ? a.params.at(p.name) : b.params.at(p.name);
+    if (tried.count(key_of(f.name, child)) == 0)
+      return {{f.name, std::move(child), a.id,
+               "crossover of " + a.id + " and " + b.id}};
+  }
+  return {};
+}
+
+/// The task restricted to one family when `strategy` names one after a
+/// colon ("local:packed"); the strategy without it.
+std::pair<task_spec, std::string> focus(const task_spec& task,
+                                        const std::string& strategy) {
+  auto colon = strategy.find(':');
+  if (colon == std::string::npos)
+    return {task, strategy};
+  auto restricted = task;
+  auto name = strategy.substr(colon + 1);
+  restricted.families.clear();
+  for (const auto& f : task.families)
+    if (f.name == name)
+      restricted.families.push_back(f);
+  return {restricted.families.empty() ? task : restricted,
+          strategy.substr(0, colon)};
+}
+
 proposal farthest(const task_spec& task, std::vector<proposal> pool,
                   const std::vector<scored_candidate>& history) {
   auto score = [&](const proposal& p) {
@@ -142,10 +192,14 @@ double param_distance(const template_family& family, const param_map& a,
   return d;
 }
 
-caf::expected<proposal> propose(const task_spec& task,
+caf::expected<proposal> propose(const task_spec& whole_task,
                                 const std::vector<scored_candidate>& history,
                                 const scored_candidate& parent,
-                                const tuner_options& opts, uint64_t seed) {
+                                const tuner_options& whole_opts,
+                                uint64_t seed) {
+  auto [task, strategy] = focus(whole_task, whole_opts.strategy);
+  auto opts = whole_opts;
+  opts.strategy = strategy;
   if (task.families.empty())
     return make_error(error::agent_failed,
                       "task '" + task.name + "' has no templates to tune");
@@ -160,8 +214,22 @@ caf::expected<proposal> propose(const task_spec& task,
                       "every configuration of task '" + task.name
                         + "' has been tried");
   rng_t rng{seed};
-  if (opts.strategy == "local" && passed >= opts.explore_rounds) {
-    auto base = best_of(history, parent);
+  auto base = best_of(history, parent);
+  if (opts.strategy == "crossover")
+    if (const auto* f = family_named(task, base.family)) {
+      auto children = crossover(*f, history, parent, tried, rng);
+      if (!children.empty())
+        return children.front();
+    }
+  // A parent handed over from elsewhere (another team's best) is climbed
+  // from at once; a team's own search samples explore_rounds first.
+  auto inherited = parent.status == eval_status::passed
+                   && std::none_of(history.begin(), history.end(),
+                                   [&](const auto& h) {
+                                     return h.id == parent.id;
+                                   });
+  if ((opts.strategy == "local" || opts.strategy == "crossover")
+      && (passed >= opts.explore_rounds || inherited)) {
     if (const auto* f = family_named(task, base.family)) {
       auto near = neighbours(*f, base, tried);
       if (!near.empty()) {

@@ -18,8 +18,11 @@ namespace eat {
 
 /// How the tuner searches.
 struct tuner_options {
-  /// "local": explore, then hill-climb around the best; "explore": prefer
-  /// configurations far from everything tried; "random": uniform sampling.
+  /// "local": explore, then hill-climb around the best (at once around a
+  /// parent handed over from another team); "explore": prefer configurations
+  /// far from everything tried; "random": uniform sampling; "crossover":
+  /// combine the two best configurations of a family, else climb. A suffix
+  /// ":<family>" restricts the search to one template family.
   std::string strategy = "local";
   /// Passed candidates to collect by random sampling before "local" climbs.
   uint32_t explore_rounds = 6;

@@ -36,25 +36,6 @@ struct assignment {
 EAT_DESCRIBE(assignment, team, agent, role, strategy, task, parent, learning,
              history, token_budget, seed)
 
-/// Tokens an agent spent, normalised across providers (docs/agents.md):
-/// `input` excludes cached input, so the five counts add up to the total.
-struct token_usage {
-  uint64_t input = 0;
-  uint64_t cache_read = 0;
-  uint64_t cache_write = 0;
-  uint64_t output = 0;
-  uint64_t reasoning = 0;
-  /// Cost in US dollars as reported by the provider (0 when unknown).
-  double cost_usd = 0;
-};
-EAT_DESCRIBE(token_usage, input, cache_read, cache_write, output, reasoning,
-             cost_usd)
-
-/// Sum of the five counts of `u`.
-inline uint64_t total_tokens(const token_usage& u) {
-  return u.input + u.cache_read + u.cache_write + u.output + u.reasoning;
-}
-
 /// An agent's answer to an assignment.
 struct agent_reply {
   /// Proposed candidates (ids are assigned by the team).

@@ -15,6 +15,25 @@ namespace eat {
 /// Template parameter choices by parameter name, e.g. {"tile_m": "64"}.
 using param_map = std::map<std::string, std::string>;
 
+/// Tokens an agent spent, normalised across providers (docs/agents.md):
+/// `input` excludes cached input, so the five counts add up to the total.
+struct token_usage {
+  uint64_t input = 0;
+  uint64_t cache_read = 0;
+  uint64_t cache_write = 0;
+  uint64_t output = 0;
+  uint64_t reasoning = 0;
+  /// Cost in US dollars as reported by the provider (0 when unknown).
+  double cost_usd = 0;
+};
+EAT_DESCRIBE(token_usage, input, cache_read, cache_write, output, reasoning,
+             cost_usd)
+
+/// Sum of the five counts of `u`.
+inline uint64_t total_tokens(const token_usage& u) {
+  return u.input + u.cache_read + u.cache_write + u.output + u.reasoning;
+}
+
 /// A kernel proposed by an agent. The device only trusts `source`.
 struct candidate {
   /// Run-unique id, e.g. "c000017".
@@ -32,9 +51,11 @@ struct candidate {
   std::string source;
   /// Tokens spent producing it (builtin agents charge a fixed cost).
   uint64_t tokens = 0;
+  /// The breakdown of `tokens` and the cost, as the agent reported them.
+  token_usage usage;
 };
 EAT_DESCRIBE(candidate, id, team, agent, task, family, params, parent, source,
-             tokens)
+             tokens, usage)
 
 /// What an agent learns about an earlier candidate.
 struct scored_candidate {

@@ -20,6 +20,7 @@ std::string to_string(error x) {
     case error::agent_failed: return "agent_failed";
     case error::run_stopped: return "run_stopped";
     case error::io_failure: return "io_failure";
+    case error::invalid_plan: return "invalid_plan";
   }
   return "unknown(" + std::to_string(static_cast<int>(x)) + ")";
 }

@@ -45,6 +45,8 @@ enum class error : uint8_t {
   run_stopped,
   /// A file system operation (outside the store) failed.
   io_failure,
+  /// A restructuring plan (from the llm policy) is malformed or impossible.
+  invalid_plan,
 };
 
 /// The error category of eat's errors.

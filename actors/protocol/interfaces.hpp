@@ -47,7 +47,10 @@ using agent_actor
 
 /// Receives progress reports.
 using listener_actor
-  = caf::typed_actor<caf::reacts_to<progress_atom, team_progress>>;
+  = caf::typed_actor<caf::reacts_to<progress_atom, team_progress>,
+                     /// A decision of the supervisor (a restructuring, a
+                     /// lesson), as lines of text to show.
+                     caf::reacts_to<restructure_atom, std::string>>;
 
 /// A team: asks its agents for candidates and sends them to a device.
 using team_actor = caf::typed_actor<
@@ -55,10 +58,15 @@ using team_actor = caf::typed_actor<
   caf::reacts_to<start_atom>,
   /// Finishes the evaluation in flight, then reports done and stops.
   caf::reacts_to<stop_atom>,
-  /// Changes the team's strategy from its next assignment on.
-  caf::reacts_to<restructure_atom, std::string>,
+  /// Changes the team's strategy, parent or budgets from its next
+  /// assignment on.
+  caf::reacts_to<restructure_atom, team_change>,
   /// Replies the team's current progress.
   caf::replies_to<status_atom>::with<team_progress>>;
+
+/// Answers the llm policy's prompts with the model's text (a JSON plan).
+using planner_actor
+  = caf::typed_actor<caf::replies_to<plan_atom, std::string>::with<std::string>>;
 
 /// The supervisor: spawns and steers teams, ends the run.
 using supervisor_actor = caf::typed_actor<

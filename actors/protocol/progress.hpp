@@ -30,6 +30,22 @@ struct team_progress {
 EAT_DESCRIBE(team_progress, team, evaluated, passed, tokens, best_candidate,
              best_speedup, last_candidate, last_result)
 
+/// A change the supervisor makes to a running team (docs/supervisor.md).
+/// Empty strings and zero budgets leave the field unchanged.
+struct team_change {
+  std::string strategy;
+  /// The candidate to improve on from now on (its id is empty: unchanged).
+  scored_candidate parent;
+  /// The team's evaluation count (all processes) at which it stops: its
+  /// new limit; 0 leaves the limit unchanged.
+  uint64_t evaluations = 0;
+  /// Tokens the team may still spend from now on; 0 leaves it unchanged.
+  uint64_t tokens = 0;
+  /// The team's agents by name from now on; empty leaves them unchanged.
+  std::vector<std::string> agents;
+};
+EAT_DESCRIBE(team_change, strategy, parent, evaluations, tokens, agents)
+
 /// How a run ended, and its best kernel.
 struct run_summary {
   std::string run_id;
@@ -60,7 +76,8 @@ struct device_load {
   std::string kind;
   /// Evaluations finished (timed stage done) on this device.
   uint64_t evaluations = 0;
-  /// Seconds spent in timed stages, and since the pool started.
+  /// Seconds spent in timed stages, and from the device's first slice to
+  /// its last answer (or now while busy): busy_s / wall_s is utilisation.
   double busy_s = 0;
   double wall_s = 0;
   /// Health checks failed in a row.

@@ -44,7 +44,7 @@ struct task_spec {
   /// Task name (the folder name under the tasks directory).
   std::string name;
   /// Harness kind: the C ABI of the entry point and how inputs are made
-  /// (only "gemm" so far, see docs/tasks.md).
+  /// ("gemm", "rmsnorm" or "softmax", see docs/harness.md).
   std::string kind;
   /// Backend the sources are written for: "cpu", "cuda" or "hip". Devices
   /// of another kind do not evaluate the task ("sim" devices take any).
@@ -61,8 +61,16 @@ struct task_spec {
   std::string baseline_source;
   /// Parameterised templates for the builtin agent.
   std::vector<template_family> families;
+  /// What the task computes, for people and agents (may be empty).
+  std::string description;
+  /// Source of an expert baseline (e.g. a vendor library call); empty when
+  /// the task has none. Reported next to results, never a speedup's base.
+  std::string expert_source;
+  /// Libraries the expert links against, e.g. {"openblas"} for -lopenblas.
+  std::vector<std::string> expert_libs;
 };
 EAT_DESCRIBE(task_spec, name, kind, backend, dtype, atol, rtol, workloads,
-             reference_source, baseline_source, families)
+             reference_source, baseline_source, families, description,
+             expert_source, expert_libs)
 
 } // namespace eat

@@ -17,6 +17,7 @@
 #include "actors/protocol/candidate.hpp"
 #include "actors/protocol/event.hpp"
 #include "actors/protocol/file_write.hpp"
+#include "actors/protocol/prepared.hpp"
 #include "actors/protocol/progress.hpp"
 #include "actors/protocol/result.hpp"
 #include "actors/protocol/task.hpp"
@@ -47,6 +48,8 @@ CAF_BEGIN_TYPE_ID_BLOCK(eat, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(eat, (eat::token_usage))
   CAF_ADD_TYPE_ID(eat, (eat::device_load))
   CAF_ADD_TYPE_ID(eat, (eat::pool_status))
+  CAF_ADD_TYPE_ID(eat, (eat::prepared_objects))
+  CAF_ADD_TYPE_ID(eat, (eat::team_change))
 
   CAF_ADD_ATOM(eat, eat, append_atom, "append")
   CAF_ADD_ATOM(eat, eat, read_atom, "read")
@@ -64,5 +67,6 @@ CAF_BEGIN_TYPE_ID_BLOCK(eat, caf::first_custom_type_id)
   CAF_ADD_ATOM(eat, eat, restructure_atom, "restruct")
   CAF_ADD_ATOM(eat, eat, weight_atom, "weight")
   CAF_ADD_ATOM(eat, eat, health_atom, "health")
+  CAF_ADD_ATOM(eat, eat, plan_atom, "plan")
 
 CAF_END_TYPE_ID_BLOCK(eat)

@@ -3,11 +3,14 @@
 
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "runtime/cli.hpp"
 #include "runtime/report.hpp"
 #include "tests/actors/protocol/samples.hpp"
+#include "tests/support/temp_dir.hpp"
 
 using namespace eat;
 
@@ -58,6 +61,31 @@ TEST_CASE("a missing configuration file exits with code 3 naming the file") {
   auto r = eat_cli({"run", "no-such-config.toml"});
   CHECK(r.code == exit_code::invalid_input);
   CHECK_THAT(r.out, Catch::Contains("no-such-config.toml"));
+}
+
+TEST_CASE("a run whose agents cannot work fails at once, saying what is "
+          "missing, and leaves no run directory") {
+  eat::test::temp_dir tmp;
+  auto write = [&](const std::string& agents) {
+    auto file = tmp.path() / "config.toml";
+    std::ofstream{file} << "[run]\ntask = \"sgemm\"\ntasks_dir = \""
+                        << EAT_SOURCE_DIR << "/kernels\"\nroot = \""
+                        << (tmp.path() / "runs").string() << "\"\n"
+                        << agents;
+    return file.string();
+  };
+  auto cli = eat_cli(
+    {"run", write("[agents]\nbackend = \"cli\"\n[agents.cli]\npreset = "
+                  "\"claude\"\nprogram = \"no-such-agent-cli\"\n")});
+  CHECK(cli.code != exit_code::ok);
+  CHECK_THAT(cli.out, Catch::Contains("no-such-agent-cli"));
+  CHECK_THAT(cli.out, Catch::Contains("not found"));
+  auto http = eat_cli(
+    {"run", write("[agents]\nbackend = \"http\"\n[agents.http]\nbase_url "
+                  "= \"http://127.0.0.1:1\"\nmodel = \"m\"\n")});
+  CHECK(http.code != exit_code::ok);
+  CHECK_THAT(http.out, Catch::Contains("cannot connect to 127.0.0.1:1"));
+  CHECK_FALSE(std::filesystem::exists(tmp.path() / "runs"));
 }
 
 TEST_CASE("a directory that is not a run exits with code 4") {

@@ -352,7 +352,10 @@ TEST_CASE("JSON of a described value follows its wire encoding", "[json]") {
   CHECK_THAT(json, Catch::Contains("\"params\":{\"a\":\"2\",\"b\":\"y\"}"));
   CHECK_THAT(json, Catch::Contains("\"source\":\"extern \\\"C\\\" void f() "
                                    "{}\\u000A\""));
-  CHECK_THAT(json, Catch::EndsWith("\"tokens\":1000}"));
+  CHECK_THAT(json, Catch::EndsWith(
+                     "\"tokens\":1000,\"usage\":{\"input\":0,\"cache_read\":0,"
+                     "\"cache_write\":0,\"output\":0,\"reasoning\":0,"
+                     "\"cost_usd\":0}}"));
   auto result = wire::to_json_value(sample_result());
   CHECK_THAT(result, Catch::Contains("\"status\":2,"));
   CHECK_THAT(result, Catch::Contains("\"speedup_high\":2.75,\"sol_fraction\":0}"));

@@ -72,7 +72,7 @@ TEST_CASE("the wire format is a map from field names to values") {
   auto handle = msgpack::unpack(bytes.data(), bytes.size());
   const auto& obj = handle.get();
   REQUIRE(obj.type == msgpack::type::MAP);
-  CHECK(obj.via.map.size == 9);
+  CHECK(obj.via.map.size == 10);
   std::string first{obj.via.map.ptr[0].key.via.str.ptr,
                     obj.via.map.ptr[0].key.via.str.size};
   CHECK(first == "id");

@@ -1,0 +1,82 @@
+// Specification of command-line overrides of [run] keys
+// (runtime/config_override.hpp) and of the new supervisor keys.
+
+#include <catch2/catch.hpp>
+
+#include "runtime/config.hpp"
+#include "runtime/config_override.hpp"
+#include "actors/protocol/error.hpp"
+
+using namespace eat;
+
+namespace {
+
+const char* text = R"(# a comment
+[run]
+name = "x"    # the name
+task = "sgemm"
+seed = 7
+
+[supervisor]
+teams = 2
+)";
+
+} // namespace
+
+TEST_CASE("an override replaces a key's line in [run] and keeps the rest") {
+  auto out = with_run_keys(text, {{"seed", "9"}});
+  REQUIRE(out);
+  CHECK(*out == "# a comment\n[run]\nname = \"x\"    # the name\n"
+                "task = \"sgemm\"\nseed = 9\n\n[supervisor]\nteams = 2\n");
+}
+
+TEST_CASE("an override of an absent key is added right after [run]") {
+  auto out = with_run_keys(text, {{"mode", "\"flat\""}});
+  REQUIRE(out);
+  auto cfg = parse_config(*out, "x.toml", config_checks::text_only);
+  REQUIRE(cfg);
+  CHECK(cfg->run.mode == "flat");
+  CHECK(cfg->run.seed == 7);
+  CHECK(cfg->supervisor.teams == 2);
+}
+
+TEST_CASE("a configuration without [run] gets one; a broken one is refused") {
+  auto out = with_run_keys("[supervisor]\nteams = 1\n", {{"seed", "3"}});
+  REQUIRE(out);
+  CHECK(*out == "[supervisor]\nteams = 1\n[run]\nseed = 3\n");
+  CHECK_FALSE(with_run_keys("[run\n", {{"seed", "3"}}));
+  auto inline_run = with_run_keys("run = { seed = 1 }\n", {{"seed", "3"}});
+  REQUIRE_FALSE(inline_run);
+  CHECK_THAT(render(inline_run.error()), Catch::Contains("inline [run]"));
+}
+
+TEST_CASE("mode, token budget, policy and team limits are checked") {
+  auto cfg = parse_config(
+    "[run]\ntask = \"sgemm\"\nmode = \"team\"\ntoken_budget = -1\n"
+    "[supervisor]\nteams = 3\nmax_teams = 2\npolicy = \"oracle\"\n",
+    "x.toml", config_checks::text_only);
+  REQUIRE_FALSE(cfg);
+  auto what = render(cfg.error());
+  CHECK_THAT(what, Catch::Contains(
+                     "run.mode: expected one of \"eat\", \"flat\", \"single\""));
+  CHECK_THAT(what, Catch::Contains("run.token_budget"));
+  CHECK_THAT(what, Catch::Contains("supervisor.max_teams (2) must be >= "
+                                   "supervisor.teams (3)"));
+  CHECK_THAT(what, Catch::Contains("supervisor.policy: expected one of"));
+}
+
+TEST_CASE("the llm policy needs a model") {
+  auto cfg = parse_config(
+    "[run]\ntask = \"sgemm\"\n[supervisor]\npolicy = \"llm\"\n", "x.toml",
+    config_checks::text_only);
+  REQUIRE_FALSE(cfg);
+  CHECK_THAT(render(cfg.error()),
+             Catch::Contains("needs [supervisor.llm] model"));
+  cfg = parse_config("[run]\ntask = \"sgemm\"\n[supervisor]\npolicy = "
+                     "\"llm\"\n[supervisor.llm]\napi = \"anthropic\"\nmodel = "
+                     "\"claude-x\"\napi_key_env = \"ANTHROPIC_API_KEY\"\n",
+                     "x.toml", config_checks::text_only);
+  REQUIRE(cfg);
+  CHECK(cfg->planner.api == "anthropic");
+  CHECK(cfg->planner.model == "claude-x");
+}

@@ -47,8 +47,9 @@ struct agent_reply {
   std::string transcript;
   /// The breakdown of `tokens`, and the cost.
   token_usage usage;
-  /// Why the agent produced nothing ("" when it did): e.g. "over budget",
-  /// "timed out after 600 s", "rate limited (429) after 5 attempts".
+  /// Why the agent's work is absent or incomplete ("" when it is neither):
+  /// e.g. "timed out after 600 s", "rate limited (429) after 5 attempts",
+  /// or "over token budget" (then the partial kernel is the candidate).
   std::string failure;
 };
 EAT_DESCRIBE(agent_reply, candidates, tokens, transcript, usage, failure)

@@ -22,13 +22,6 @@ const std::set<std::string>& known_ops() {
   return ops;
 }
 
-const team_snapshot* find_team(const run_snapshot& run, const std::string& id) {
-  for (const auto& t : run.teams)
-    if (t.id == id)
-      return &t;
-  return nullptr;
-}
-
 bool valid_strategy(const std::string& s, const run_snapshot& run) {
   auto colon = s.find(':');
   auto base = s.substr(0, colon);

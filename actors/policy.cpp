@@ -25,19 +25,6 @@ constexpr double converged_distance = 0.25;
 /// replaced.
 constexpr uint32_t max_restructures = 3;
 
-std::string fixed2(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.2fx", x);
-  return buf;
-}
-
-const team_snapshot* find_team(const run_snapshot& run, const std::string& id) {
-  for (const auto& t : run.teams)
-    if (t.id == id)
-      return &t;
-  return nullptr;
-}
-
 std::string base_strategy(const std::string& s) {
   return s.substr(0, s.find(':'));
 }
@@ -119,12 +106,12 @@ void plan_for_leader(const run_snapshot& run, const team_snapshot& t,
   if (strategy == "explore" || strategy == "random") {
     out.operations.push_back(set_strategy(
       t.id, "local",
-      "exploring found nothing better than " + fixed2(t.best_speedup)
+      "exploring found nothing better than " + speedup_text(t.best_speedup)
         + "; climb around the best again"));
     return;
   }
   if (!converged) {
-    auto distance = fixed2(d.similarity_distance).substr(0, 4);
+    auto distance = speedup_text(d.similarity_distance).substr(0, 4);
     out.operations.push_back(
       strategy == "local"
         ? set_strategy(t.id, "crossover",
@@ -133,7 +120,7 @@ void plan_for_leader(const run_snapshot& run, const team_snapshot& t,
                          + "): combine the best ones instead of single steps")
         : set_strategy(t.id, "local",
                        "recombining found nothing better than "
-                         + fixed2(t.best_speedup)
+                         + speedup_text(t.best_speedup)
                          + ": climb around the best again"));
     return;
   }
@@ -151,7 +138,7 @@ void plan_for_leader(const run_snapshot& run, const team_snapshot& t,
     out.operations.push_back(spawn(
       strategy_new, "baseline", 1,
       "team " + t.id + " converged around " + d.best_candidate + " ("
-        + fixed2(t.best_speedup) + "); a new team searches "
+        + speedup_text(t.best_speedup) + "); a new team searches "
         + (family.empty() ? "far from it" : "the " + family + " family")));
     out.operations.push_back(set_strategy(
       t.id, "crossover", "converged: recombine its best configurations"));
@@ -168,7 +155,7 @@ restructure_plan run_plateau_plan(const run_snapshot& run,
                                   const plateau_diagnosis& d, uint64_t seed) {
   restructure_plan out;
   out.policy = "heuristic";
-  out.rationale = "the run has not improved on " + fixed2(run.best_speedup)
+  out.rationale = "the run has not improved on " + speedup_text(run.best_speedup)
                   + " in " + std::to_string(d.evaluations_since_improvement)
                   + " evaluations";
   if (run.teams.size() < run.max_teams) {
@@ -188,11 +175,24 @@ restructure_plan run_plateau_plan(const run_snapshot& run,
     out.operations.push_back(set_strategy(
       weakest->id, "random",
       "no team improves and no room for a new one: the weakest team ("
-        + fixed2(weakest->best_speedup) + ") restarts at random"));
+        + speedup_text(weakest->best_speedup) + ") restarts at random"));
   return out;
 }
 
 } // namespace
+
+const team_snapshot* find_team(const run_snapshot& run, const std::string& id) {
+  for (const auto& t : run.teams)
+    if (t.id == id)
+      return &t;
+  return nullptr;
+}
+
+std::string speedup_text(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.2fx", x);
+  return buf;
+}
 
 const std::vector<std::string>& known_strategies() {
   static const std::vector<std::string> names{"local", "explore", "random",
@@ -218,7 +218,7 @@ restructure_plan heuristic_plan(const run_snapshot& run,
     out.operations.push_back(
       op("dissolve", {t->id},
          "restructured " + std::to_string(t->restructures)
-           + " times without improving on " + fixed2(t->best_speedup)));
+           + " times without improving on " + speedup_text(t->best_speedup)));
     out.operations.push_back(
       spawn("explore", "baseline", static_cast<uint32_t>(t->agents.size()),
             "replaces team " + t->id + " with a fresh explorer"));
@@ -233,9 +233,9 @@ restructure_plan heuristic_plan(const run_snapshot& run,
       set_strategy(t->id, "local", "climb from a kernel that works"));
   } else if (trails && t->restructures >= 1 && run.teams.size() >= 2) {
     auto x = op("merge", {t->id, run.best_team},
-                "team " + t->id + " (" + fixed2(t->best_speedup)
+                "team " + t->id + " (" + speedup_text(t->best_speedup)
                   + ") still trails team " + run.best_team + " ("
-                  + fixed2(run.best_speedup)
+                  + speedup_text(run.best_speedup)
                   + "): pool their agents around the best kernel");
     x.strategy = "crossover";
     x.parent = "best";
@@ -243,8 +243,8 @@ restructure_plan heuristic_plan(const run_snapshot& run,
   } else if (trails) {
     out.operations.push_back(set_parent(
       t->id, "team:" + run.best_team,
-      "trails team " + run.best_team + " (" + fixed2(t->best_speedup)
-        + " vs " + fixed2(run.best_speedup) + "): continue from its best"));
+      "trails team " + run.best_team + " (" + speedup_text(t->best_speedup)
+        + " vs " + speedup_text(run.best_speedup) + "): continue from its best"));
     out.operations.push_back(
       set_strategy(t->id, "local", "climb around the inherited kernel"));
   } else {
@@ -267,7 +267,7 @@ std::string plan_prompt(const run_snapshot& run, const plateau_diagnosis& d,
   out += "## Diagnosis\n" + wire::to_json_value(d) + "\n\n";
   out += "## Teams (active)\n" + teams.dump(1) + "\n\n";
   out += "Run: best " + run.best_candidate + " of team " + run.best_team
-         + " at " + fixed2(run.best_speedup) + "; "
+         + " at " + speedup_text(run.best_speedup) + "; "
          + std::to_string(run.evaluations) + " evaluations done, "
          + std::to_string(run.evaluations_left) + " left; at most "
          + std::to_string(run.max_teams) + " teams.\n\n";

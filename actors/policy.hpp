@@ -93,6 +93,12 @@ struct run_snapshot {
   double threshold = 0.02;
 };
 
+/// The active team `id` of `run`, or nullptr.
+const team_snapshot* find_team(const run_snapshot& run, const std::string& id);
+
+/// `x` as a speedup for messages, e.g. "2.35x".
+std::string speedup_text(double x);
+
 /// The strategies a team may be given (each may carry ":<family>").
 const std::vector<std::string>& known_strategies();
 

@@ -25,12 +25,6 @@ struct plan_effects {
   std::vector<action> actions;
 };
 
-std::string fixed2(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.2fx", x);
-  return buf;
-}
-
 const scored_candidate* scored_by_id(const supervisor_state& st,
                                      const std::string& id) {
   for (const auto& s : st.scored)
@@ -152,7 +146,7 @@ void apply_operation(supervisor_pointer self, const team_operation& x,
       e.parent = r.parent.id.empty() ? "baseline" : r.parent.id;
     } else {
       r.weight = x.weight;
-      e.reason = "weight " + fixed2(x.weight).substr(0, 4) + ": " + x.reason;
+      e.reason = "weight " + speedup_text(x.weight).substr(0, 4) + ": " + x.reason;
     }
     st.outcomes[first] = {x.op + " of team " + first + ": " + x.reason,
                           r.best.speedup, st.summary.evaluations};
@@ -219,7 +213,7 @@ std::string describe_plan(const std::string& id, const restructure_plan& plan,
                                                : "team " + id)
                     + ", " + std::to_string(d.evaluations_since_improvement)
                     + " evaluations without improvement on "
-                    + fixed2(d.best_speedup) + "\n";
+                    + speedup_text(d.best_speedup) + "\n";
   out += "restructuring " + std::to_string(n) + " (" + plan.policy
          + "): " + plan.rationale + "\n";
   if (!plan.fallback.empty())
@@ -272,13 +266,6 @@ void apply_plan(supervisor_pointer self, const std::string& id,
         self->state.team_reasons.push_back("cannot log a restructuring: "
                                            + render(err));
       });
-}
-
-uint64_t mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
 }
 
 std::string learning_text(const supervisor_state& st) {
@@ -404,7 +391,7 @@ void restructure(supervisor_pointer self, const std::string& id) {
              : st.trackers.at(id).diagnose(id, st.records[id].strategy,
                                            st.opts.task);
   auto run = snapshot(st);
-  auto seed = mix(st.opts.seed ^ mix(st.plans + 1));
+  auto seed = mix_seed(st.opts.seed ^ mix_seed(st.plans + 1));
   if (st.opts.policy != "llm" || !st.links.planner)
     return apply_plan(self, id, heuristic_plan(run, d, seed), d);
   auto timeout = std::chrono::milliseconds{
@@ -451,8 +438,8 @@ void judge_outcomes(supervisor_pointer self, const team_progress& p) {
       && r.best.status == eval_status::passed) {
     add_lesson(self, p.team,
                "Restructuring paid off: " + o.what + ". Team " + p.team
-                 + " then reached " + fixed2(r.best.speedup) + " (from "
-                 + fixed2(o.best_before) + ") within "
+                 + " then reached " + speedup_text(r.best.speedup) + " (from "
+                 + speedup_text(o.best_before) + ") within "
                  + std::to_string(st.summary.evaluations - o.evaluations_at)
                  + " evaluations of the run.",
                r.best.id);
@@ -461,7 +448,7 @@ void judge_outcomes(supervisor_pointer self, const team_progress& p) {
     if (!r.best.id.empty())
       add_lesson(self, p.team,
                  "Restructuring did not pay off: " + o.what + ". Team "
-                   + p.team + " stayed at " + fixed2(r.best.speedup)
+                   + p.team + " stayed at " + speedup_text(r.best.speedup)
                    + " for " + std::to_string(2 * window)
                    + " evaluations of the run.",
                  r.best.id);

@@ -8,15 +8,15 @@
 
 namespace eat {
 
-namespace {
-
-uint64_t mix(uint64_t x) {
+uint64_t mix_seed(uint64_t x) {
   // splitmix64 finaliser
   x += 0x9e3779b97f4a7c15ULL;
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
   x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
   return x ^ (x >> 31);
 }
+
+namespace {
 
 /// FNV-1a: a string hash that is the same in every build, so that seeds
 /// survive a rebuild between a crash and `eat resume`.
@@ -176,8 +176,8 @@ assignment make_assignment(team_state& st, const std::string& agent) {
   a.token_budget = st.opts.token_budget > st.progress.tokens
                      ? st.opts.token_budget - st.progress.tokens
                      : 0;
-  a.seed = mix(st.opts.run_seed ^ mix(stable_hash(st.opts.id))
-               ^ mix(st.history.submitted));
+  a.seed = mix_seed(st.opts.run_seed ^ mix_seed(stable_hash(st.opts.id))
+               ^ mix_seed(st.history.submitted));
   return a;
 }
 
@@ -234,7 +234,7 @@ void next(team_pointer self) {
 } // namespace
 
 uint64_t evaluation_seed(uint64_t run_seed, const std::string& id) {
-  return mix(run_seed ^ mix(stable_hash(id)));
+  return mix_seed(run_seed ^ mix_seed(stable_hash(id)));
 }
 
 std::string candidate_id(const std::string& team, uint64_t n) {

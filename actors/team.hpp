@@ -93,6 +93,10 @@ team_actor::behavior_type team(team_pointer self, team_options opts,
 /// crashed (followed by the agent's name); the supervisor restarts it.
 constexpr const char* crashed_agent_prefix = "agent crashed: ";
 
+/// The splitmix64 finaliser: mixes the bits of `x` (seeds of teams,
+/// assignments, evaluations and plans derive from the run seed with it).
+uint64_t mix_seed(uint64_t x);
+
 /// Seed of the evaluation of candidate `id` in a run seeded with `run_seed`.
 uint64_t evaluation_seed(uint64_t run_seed, const std::string& id);
 

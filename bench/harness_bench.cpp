@@ -40,6 +40,7 @@
 #include "devices/cpu_device.hpp"
 #include "devices/kind.hpp"
 #include "devices/rng.hpp"
+#include "devices/runner/timing_sets.hpp"
 #include "runtime/system_setup.hpp"
 
 namespace {
@@ -226,12 +227,14 @@ double google_benchmark_median(
   CPU_ZERO(&set);
   CPU_SET(core, &set);
   ::sched_setaffinity(0, sizeof(set), &set);
-  // The runner's rotation: input sets exceeding max(2 x L2, 32 MiB).
+  // The runner's rotation: input sets exceeding max(2 x LLC, 32 MiB).
   const auto* k = devices::find_kind("gemm");
   std::vector<int64_t> dims{size, size, size};
   auto sizes = k->sizes(dims);
   uint64_t set_bytes = 4 * (sizes.inputs[0] + sizes.inputs[1]);
-  auto count = std::max<uint64_t>(2, ((32u << 20) + set_bytes - 1) / set_bytes);
+  auto target
+    = std::max<uint64_t>(2 * devices::last_level_cache_bytes(), 32u << 20);
+  auto count = std::max<uint64_t>(2, (target + set_bytes - 1) / set_bytes);
   std::vector<std::vector<std::vector<float>>> inputs;
   for (uint64_t i = 0; i < count; ++i)
     inputs.push_back(k->make_inputs(

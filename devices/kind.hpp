@@ -1,11 +1,15 @@
-// A harness kind: what a task's `kind` field selects (docs/harness.md). It
-// fixes the C ABI of the entry points, the buffers of a problem, how input
-// values are drawn and how output elements are named in messages. The
-// generic harness in devices/runner/ does everything else (poisoning,
-// hashing, comparison, timing) the same way for every kind.
+// A harness kind: what a task's `kind` field selects (docs/harness.md). The
+// fp32 kinds (gemm, rmsnorm, softmax) fix a C ABI with float inputs and one
+// float output, the buffers of a problem, how input values are drawn and how
+// output elements are named in messages. The "definition" kind takes all of
+// that from the workload, which the task loader resolved from a
+// FlashInfer-Bench definition (docs/tasks.md); its fp32 members are null.
+// The generic harness in devices/runner/ sees every kind through
+// devices/kinds/problem.hpp (typed buffers, any number of outputs) and does
+// everything else (poisoning, hashing, comparison, timing) the same way.
 //
-// Adding a kind is one new file in devices/kinds/ defining a `kind` value,
-// plus its line in devices/kinds.cpp's table.
+// Adding an fp32 kind is one new file in devices/kinds/ defining a `kind`
+// value, plus its line in devices/kinds.cpp's table.
 //
 // Kinds are immutable values with static storage; use them from any thread.
 
@@ -13,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,6 +33,37 @@ enum class input_style {
   random,
   /// Uniform in [-2, 14): non-zero mean and larger magnitude.
   offset_large,
+};
+
+/// A workload's numbers as a kind sees them: its axis values in ABI order,
+/// plus, for the definition kind, the useful FLOPs and compulsory bytes per
+/// call that the task's formulas gave. Reads like the vector of axes.
+struct problem_dims {
+  std::vector<int64_t> axes;
+  double flops = 0;
+  double bytes = 0;
+
+  problem_dims() = default;
+
+  problem_dims(std::vector<int64_t> xs) : axes(std::move(xs)) {
+    // nop
+  }
+
+  problem_dims(std::initializer_list<int64_t> xs) : axes(xs) {
+    // nop
+  }
+
+  int64_t operator[](size_t i) const {
+    return axes[i];
+  }
+
+  const int64_t* data() const {
+    return axes.data();
+  }
+
+  size_t size() const {
+    return axes.size();
+  }
 };
 
 /// Sizes, in elements, of one problem's buffers.
@@ -53,22 +89,28 @@ struct kind {
   /// Returns why `w` does not fit this kind, or "" if it does.
   std::string (*check_workload)(const workload& w);
   /// The workload's dimensions in ABI order (check_workload must pass).
-  std::vector<int64_t> (*dims)(const workload& w);
-  /// Buffer sizes for the given dimensions.
-  buffer_sizes (*sizes)(const std::vector<int64_t>& dims);
-  /// Draws the inputs of one case.
+  problem_dims (*dims)(const workload& w);
+  /// fp32 kinds: buffer sizes for the given dimensions (null for the
+  /// definition kind, as are the next four members).
+  buffer_sizes (*sizes)(const problem_dims& dims);
+  /// fp32 kinds: draws the inputs of one case.
   std::vector<std::vector<float>> (*make_inputs)(
-    const std::vector<int64_t>& dims, input_style style, uint64_t seed);
-  /// Calls a candidate or baseline entry point.
+    const problem_dims& dims, input_style style, uint64_t seed);
+  /// fp32 kinds: calls a candidate or baseline entry point.
   entry_call<float> call;
-  /// Calls the reference entry point.
+  /// fp32 kinds: calls the reference entry point.
   entry_call<double> call_reference;
-  /// Names output element `index` for messages, e.g. "C[3][7]".
-  std::string (*element_name)(size_t index, const std::vector<int64_t>& dims);
+  /// fp32 kinds: names output element `index` for messages, e.g. "C[3][7]".
+  std::string (*element_name)(size_t index, const problem_dims& dims);
   /// Useful floating-point operations of one call (speed-of-light gate).
-  double (*useful_flops)(const std::vector<int64_t>& dims);
+  double (*useful_flops)(const problem_dims& dims);
   /// Bytes one call must read and write at least (speed-of-light gate).
-  double (*compulsory_bytes)(const std::vector<int64_t>& dims);
+  double (*compulsory_bytes)(const problem_dims& dims);
+
+  /// True for the kinds with float inputs and one float output.
+  bool is_fp32() const {
+    return make_inputs != nullptr;
+  }
 };
 
 /// Returns the kind called `name`, or nullptr.
@@ -78,8 +120,8 @@ const kind* find_kind(std::string_view name);
 std::string kind_names();
 
 /// Returns why the harness cannot evaluate `task` (unknown kind, unsupported
-/// dtype, no workloads, a workload lacking an axis, negative tolerances), or
-/// "" if it can.
+/// dtype, no workloads, a workload lacking an axis, negative tolerances, a
+/// definition task for another backend than "cpu"), or "" if it can.
 std::string check_task(const task_spec& task);
 
 /// Draws one value in `style`.

@@ -8,13 +8,14 @@ namespace eat::devices {
 const kind& gemm_kind();
 const kind& rmsnorm_kind();
 const kind& softmax_kind();
+const kind& definition_kind();
 
 namespace {
 
 /// The table of kinds: one line per file in devices/kinds/.
 const std::vector<const kind*>& all_kinds() {
   static const std::vector<const kind*> table{
-    &gemm_kind(), &rmsnorm_kind(), &softmax_kind()};
+    &gemm_kind(), &rmsnorm_kind(), &softmax_kind(), &definition_kind()};
   return table;
 }
 
@@ -42,7 +43,10 @@ std::string check_task(const task_spec& task) {
   if (k == nullptr)
     return "unknown task kind '" + task.kind
            + "' (this harness knows: " + kind_names() + ")";
-  if (task.dtype != "float32")
+  if (!k->is_fp32() && task.backend != "cpu")
+    return "kind '" + task.kind + "' runs on CPU devices only for now, not on "
+           + task.backend + " (docs/harness.md)";
+  if (k->is_fp32() && task.dtype != "float32")
     return "dtype '" + task.dtype + "' is not supported by kind '" + task.kind
            + "' (only float32)";
   if (!(task.atol >= 0) || !(task.rtol >= 0))

@@ -43,7 +43,8 @@ struct runner_request {
   /// Random value the reply must echo: a reply that lacks it was not written
   /// by this runner's harness.
   uint64_t nonce = 0;
-  /// Task kind, dtype and tolerances (task_spec fields).
+  /// Task kind, dtype and tolerances (task_spec fields). Definition tasks'
+  /// workloads carry their tensors, generators and tolerances.
   std::string kind;
   std::string dtype;
   double atol = 0;
@@ -67,8 +68,11 @@ struct workload_report {
   eval_status status = eval_status::pending;
   /// Why it failed; empty when passed.
   std::string detail;
-  /// Largest |candidate - reference| over all checked elements.
+  /// Largest |candidate - reference| over all checked elements of every
+  /// output, and largest |candidate - reference| / |reference| where the
+  /// reference is not zero.
   double max_abs_error = 0;
+  double max_rel_error = 0;
   /// Paired samples in nanoseconds: element i of both came from round i.
   std::vector<int64_t> baseline_ns;
   std::vector<int64_t> candidate_ns;
@@ -99,7 +103,7 @@ EAT_DESCRIBE(
 EAT_DESCRIBE(runner_request, nonce, kind, dtype, atol, rtol, workloads,
   reference_so, baseline_so, candidate_so, seed, timing, core, limits)
 EAT_DESCRIBE(workload_report, workload, status, detail, max_abs_error,
-  baseline_ns, candidate_ns, candidate_cpu_ns, candidate_wall_ns, input_sets,
+  max_rel_error, baseline_ns, candidate_ns, candidate_cpu_ns, candidate_wall_ns, input_sets,
   set_bytes)
 EAT_DESCRIBE(
   runner_reply, nonce, status, detail, workloads, network_isolated, core)

@@ -30,6 +30,7 @@ workload_result score_workload(const workload_report& report, uint64_t seed) {
   result.status = report.status;
   result.detail = report.detail;
   result.max_abs_error = report.max_abs_error;
+  result.max_rel_error = report.max_rel_error;
   auto base = as_doubles(report.baseline_ns);
   auto cand = as_doubles(report.candidate_ns);
   if (cand.empty() || base.size() != cand.size())

@@ -26,6 +26,8 @@ commands:
   history RUN_DIR   print the run's event log (--since N, --json)
   fs SUB RUN_DIR    browse the run's files: ls, cat, log, export
   fsck RUN_DIR      check the run's store for consistency
+  export traces RUN_DIR
+                    write FlashInfer-Bench solutions and traces (--out DIR)
   devices           list this machine's CPU and GPUs (--check runs a kernel)
   help [COMMAND]    show this help, or a command's help
 
@@ -148,6 +150,8 @@ exit_code run_cli(const std::vector<std::string>& args, std::ostream& out) {
     return cmd_fsck(rest, out);
   if (cmd == "compare")
     return cmd_compare(rest, out);
+  if (cmd == "export")
+    return cmd_export(rest, out);
   if (cmd == "agent-eval") {
     // Used by the `eval` script in a cli agent's workspace
     // (docs/agent-cli.md): submits kernel.cpp to the run's devices.

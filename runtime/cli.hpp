@@ -74,6 +74,8 @@ exit_code cmd_fs(const std::vector<std::string>& args, std::ostream& out);
 exit_code cmd_history(const std::vector<std::string>& args, std::ostream& out);
 exit_code cmd_fsck(const std::vector<std::string>& args, std::ostream& out);
 exit_code cmd_compare(const std::vector<std::string>& args, std::ostream& out);
+/// `eat export traces RUN_DIR` (runtime/cmd_export.cpp).
+exit_code cmd_export(const std::vector<std::string>& args, std::ostream& out);
 
 /// Prints "eat: <what>" for a usage error plus a hint, returns usage.
 exit_code usage_error(std::ostream& out, const std::string& what,

@@ -1,10 +1,13 @@
-// `eat tasks [list] | show NAME | check [NAME...]`: the task library.
+// `eat tasks [list] | show NAME | check [NAME...] | import DEF WORKLOADS`:
+// the task library.
 
+#include <cstdio>
 #include <optional>
 
 #include "devices/cpu_device.hpp"
 #include "devices/scratch_dir.hpp"
 #include "runtime/cli.hpp"
+#include "runtime/flashinfer_import.hpp"
 #include "runtime/paths.hpp"
 #include "runtime/report.hpp"
 #include "runtime/task_check.hpp"
@@ -18,6 +21,7 @@ constexpr const char* help = R"(usage: eat tasks [list] [--tasks-dir DIR]
        eat tasks show NAME [--tasks-dir DIR]
        eat tasks check [NAME...] [--tasks-dir DIR] [--sample N]
                        [--work-dir DIR]
+       eat tasks import DEFINITION.json WORKLOADS.jsonl [--tasks-dir DIR]
 
 Lists the tasks (folders holding a task.toml, format: docs/tasks.md), or
 shows one: kind, dtype, tolerances, workloads and template parameters.
@@ -32,6 +36,12 @@ template rejects ("invalid combination: ...") is a clear rejection, not a
 failure. Prints one line per check and a summary; exits 1 naming the
 failures. --work-dir keeps the compile cache (default: a temporary
 directory, removed afterwards).
+
+import: creates DIR/<definition name>/ from a FlashInfer-Bench definition
+and its workloads (JSONL; only the lines of that definition are kept), with
+a task.toml skeleton, then lists what is still to write (reference.cpp,
+baseline.cpp, the flops and bytes formulas, generators for integer
+inputs). Never overwrites an existing task folder.
 )";
 
 std::filesystem::path default_tasks_dir() {
@@ -41,15 +51,47 @@ std::filesystem::path default_tasks_dir() {
   return std::filesystem::path{EAT_SOURCE_DIR} / "kernels";
 }
 
+/// "name dtype[3][8] (indptr)" for one tensor of a definition workload.
+std::string tensor_text(const tensor_arg& a, bool output) {
+  auto text = a.name + " " + a.dtype;
+  for (auto d : a.shape)
+    text += "[" + std::to_string(d) + "]";
+  char buf[96];
+  if (a.scalar) {
+    std::snprintf(buf, sizeof(buf), " = %.9g", a.value);
+    text += buf;
+  } else if (!output && a.generator != "random") {
+    text += " (" + a.generator + ")";
+  }
+  if (output) {
+    std::snprintf(buf, sizeof(buf), " (atol %g, rtol %g)", a.atol, a.rtol);
+    text += buf;
+  }
+  return text;
+}
+
+void show_tensors(std::ostream& out, const workload& w) {
+  if (w.outputs.empty())
+    return;
+  for (const auto& a : w.inputs)
+    out << "    in  " << tensor_text(a, false) << "\n";
+  for (const auto& a : w.outputs)
+    out << "    out " << tensor_text(a, true) << "\n";
+}
+
 void show(std::ostream& out, const task_spec& t) {
   out << t.name << ": kind " << t.kind << ", dtype " << t.dtype << ", atol "
-      << t.atol << ", rtol " << t.rtol << "\n"
-      << "workloads (" << t.workloads.size() << "):\n";
+      << t.atol << ", rtol " << t.rtol << "\n";
+  if (!t.flops.empty())
+    out << "flops per call: " << t.flops << "; bytes per call: " << t.bytes
+        << "\n";
+  out << "workloads (" << t.workloads.size() << "):\n";
   for (const auto& w : t.workloads) {
     out << "  " << w.name << ":";
     for (const auto& [axis, v] : w.axes)
       out << " " << axis << "=" << v;
     out << "\n";
+    show_tensors(out, w);
   }
   for (const auto& f : t.families) {
     uint64_t size = 1;
@@ -119,13 +161,32 @@ exit_code check_tasks(const parsed_args& a, const std::filesystem::path& dir,
   return failures.empty() ? exit_code::ok : exit_code::failed;
 }
 
+exit_code import_task(const parsed_args& a, const std::filesystem::path& dir,
+  std::ostream& out) {
+  const auto& pos = a.positional;
+  if (pos.size() != 3)
+    return usage_error(
+      out, "import needs DEFINITION.json and WORKLOADS.jsonl", "tasks");
+  auto result = import_definition(pos[1], pos[2], dir);
+  if (!result)
+    return report(out, result.error());
+  out << "created task " << result->task << " in " << result->folder.string()
+      << " (" << result->workloads << " workload(s))\n"
+      << "still needed before `eat tasks check " << result->task
+      << "` passes:\n";
+  for (const auto& item : result->todo)
+    out << "  - " << item << "\n";
+  return exit_code::ok;
+}
+
 } // namespace
 
 exit_code cmd_tasks(const std::vector<std::string>& args, std::ostream& out) {
   auto parsed = parse_command(args,
                               {"tasks", help, {"tasks-dir", "sample", "work-dir"}, {},
                                0, 256,
-                               "'list', 'show NAME' or 'check [NAME...]'"},
+                               "'list', 'show NAME', 'check [NAME...]' or "
+                              "'import DEFINITION WORKLOADS'"},
                               out);
   if (auto* code = std::get_if<exit_code>(&parsed))
     return *code;
@@ -152,6 +213,8 @@ exit_code cmd_tasks(const std::vector<std::string>& args, std::ostream& out) {
   }
   if (pos[0] == "check")
     return check_tasks(a, dir, out);
+  if (pos[0] == "import") // into the directory `check` then reads
+    return import_task(a, dir, out);
   return usage_error(out, "unknown tasks subcommand", "tasks");
 }
 

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "actors/protocol/error.hpp"
+#include "runtime/task_definition.hpp"
 #include "runtime/toml_check.hpp"
 
 namespace fs = std::filesystem;
@@ -84,6 +85,7 @@ const std::vector<kind_axes>& known_kinds() {
     {"gemm", {"m", "n", "k"}},
     {"rmsnorm", {"batch", "hidden"}},
     {"softmax", {"rows", "cols"}},
+    {"definition", {}}, // axes from definition.json (task_definition.hpp)
   };
   return table;
 }
@@ -353,26 +355,37 @@ void read_expert(table_reader& t, const fs::path& folder, task_spec& spec) {
 
 task_spec read_task(const toml::table& root, const fs::path& folder,
   const std::string& name, problems& out) {
-  table_reader t{&root, "", "",
-    {"name", "description", "kind", "backend", "dtype", "atol", "rtol",
-      "reference", "baseline", "expert", "expert_libs", "workloads",
-      "templates"},
-    out};
+  auto is_definition = root.get("kind") && root.get("kind")->value<std::string>()
+                                          == std::string{"definition"};
+  std::vector<std::string_view> keys{"name", "description", "kind",
+    "backend", "reference", "baseline", "expert", "expert_libs", "workloads",
+    "templates"};
+  if (is_definition)
+    keys.insert(keys.end(),
+      {"definition", "flops", "bytes", "tolerances", "inputs"});
+  else
+    keys.insert(keys.begin() + 4, {"dtype", "atol", "rtol"});
+  table_reader t{&root, "", "", keys, out};
   task_spec spec;
   spec.name = name;
   check_name(t, name);
   spec.description = t.string("description", any_string).value_or("");
   spec.kind = read_kind(t);
   spec.backend = t.string("backend", backend_rule).value_or("cpu");
-  spec.dtype = read_only_value(t, "dtype", "float32");
-  spec.atol = t.number("atol", tolerance).value_or(default_tolerance);
-  spec.rtol = t.number("rtol", tolerance).value_or(default_tolerance);
+  if (!is_definition) {
+    spec.dtype = read_only_value(t, "dtype", "float32");
+    spec.atol = t.number("atol", tolerance).value_or(default_tolerance);
+    spec.rtol = t.number("rtol", tolerance).value_or(default_tolerance);
+  }
   if (auto src = read_source(t, "reference", folder))
     spec.reference_source = std::move(src->text);
   if (auto src = read_source(t, "baseline", folder))
     spec.baseline_source = std::move(src->text);
   read_expert(t, folder, spec);
-  spec.workloads = read_workloads(t, find_kind_axes(spec.kind), out);
+  if (is_definition)
+    read_definition_task(t, folder, spec, out);
+  else
+    spec.workloads = read_workloads(t, find_kind_axes(spec.kind), out);
   spec.families = read_templates(t, folder, out);
   return spec;
 }

@@ -6,6 +6,7 @@
 #include <map>
 #include <sstream>
 
+#include "actors/agent/definition_text.hpp"
 #include "actors/agent/render.hpp"
 #include "actors/protocol/error.hpp"
 
@@ -91,7 +92,7 @@ std::map<std::string, std::string> prompt_values(
     {"description", t.description.empty() ? "(no description)" : t.description},
     {"tolerance",
       "|a - b| <= " + fixed(t.atol, 6) + " + " + fixed(t.rtol, 6) + " * |ref|"},
-    {"workloads", workloads_text(t)},
+    {"workloads", workloads_text(t) + definition_text(t)},
     {"baseline", "```cpp\n" + t.baseline_source + "```"},
     {"parent_id", fresh ? "baseline" : p.id},
     {"parent_family", fresh ? "baseline" : p.family},

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <system_error>
 
+#include "actors/agent/definition_text.hpp"
 #include "actors/protocol/error.hpp"
 #include "devices/sha256.hpp"
 
@@ -205,7 +206,7 @@ std::string render_prompt(const std::string& tmpl, const assignment& a) {
     {"{{dtype}}", t.dtype},
     {"{{tolerance}}", "atol " + format_double(t.atol, "%g") + ", rtol "
                         + format_double(t.rtol, "%g")},
-    {"{{workloads}}", workload_list(t)},
+    {"{{workloads}}", workload_list(t) + definition_text(t)},
     {"{{strategy}}", a.strategy.empty() ? std::string{"local"} : a.strategy},
     {"{{role}}", a.role},
     {"{{team}}", a.team},

@@ -41,6 +41,9 @@ struct workload_result {
   std::string detail;
   /// Largest |candidate - reference| over all checked elements.
   double max_abs_error = 0;
+  /// Largest |candidate - reference| / |reference| over the checked elements
+  /// whose reference is not zero.
+  double max_rel_error = 0;
   /// Paired samples taken of baseline and candidate.
   uint32_t samples = 0;
   double baseline_median_ns = 0;
@@ -59,7 +62,8 @@ struct workload_result {
   /// T_SOL from the device's measured peaks (0 when unknown).
   double sol_fraction = 0;
 };
-EAT_DESCRIBE(workload_result, workload, status, detail, max_abs_error, samples,
+EAT_DESCRIBE(workload_result, workload, status, detail, max_abs_error,
+             max_rel_error, samples,
              baseline_median_ns, candidate_median_ns, candidate_mean_ns,
              candidate_min_ns, candidate_p20_ns, candidate_p80_ns, candidate_cv,
              speedup, speedup_low, speedup_high, sol_fraction)

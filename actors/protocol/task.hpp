@@ -13,14 +13,54 @@
 
 namespace eat {
 
+/// One input or output of a definition task's call, resolved for one
+/// workload (kind "definition", docs/tasks.md): shapes are numbers here.
+struct tensor_arg {
+  /// Its name in definition.json.
+  std::string name;
+  /// "float32", "float16", "bfloat16", "int32" or "int64".
+  std::string dtype;
+  /// Extent of each dimension; empty for a scalar (shape null) or a 0-D
+  /// tensor (shape []), both passed as a pointer to one element.
+  std::vector<int64_t> shape;
+  /// True for a scalar input: its value is `value`, never drawn.
+  bool scalar = false;
+  double value = 0;
+  /// Inputs: how values are drawn: "random" (floats uniform in [-1, 1)),
+  /// "uniform" (in [low, high)), "indptr" or "permutation".
+  std::string generator = "random";
+  /// indptr: the last offset; permutation: the exclusive bound of the ids.
+  int64_t extent = 0;
+  double low = -1;
+  double high = 1;
+  /// Outputs: |a - b| <= atol + rtol * |ref| on every element.
+  double atol = 0;
+  double rtol = 0;
+};
+EAT_DESCRIBE(tensor_arg, name, dtype, shape, scalar, value, generator, extent,
+             low, high, atol, rtol)
+
 /// One problem size to measure, e.g. {"m": 256, "n": 256, "k": 256}.
 struct workload {
   /// Short unique name, e.g. "m256_n256_k256".
   std::string name;
   /// Axis values by axis name.
   std::map<std::string, int64_t> axes;
+  /// Definition tasks only (empty otherwise), resolved by the task loader so
+  /// that a device needs nothing else: every axis value in the order of
+  /// definition.json's `axes`, the inputs and outputs in ABI order, and the
+  /// useful FLOPs and compulsory bytes of one call (the task's formulas).
+  std::vector<int64_t> abi_axes;
+  std::vector<tensor_arg> inputs;
+  std::vector<tensor_arg> outputs;
+  double flops = 0;
+  double bytes = 0;
+  /// The uuid of the workload's line in workloads.jsonl (definition tasks
+  /// whose line has one; empty otherwise), kept for exported traces.
+  std::string uuid;
 };
-EAT_DESCRIBE(workload, name, axes)
+EAT_DESCRIBE(workload, name, axes, abi_axes, inputs, outputs, flops, bytes,
+             uuid)
 
 /// One tunable parameter of a template and its ordered choices.
 struct param_space {
@@ -44,14 +84,16 @@ struct task_spec {
   /// Task name (the folder name under the tasks directory).
   std::string name;
   /// Harness kind: the C ABI of the entry point and how inputs are made
-  /// ("gemm", "rmsnorm" or "softmax", see docs/harness.md).
+  /// ("gemm", "rmsnorm", "softmax" or "definition", see docs/harness.md).
   std::string kind;
   /// Backend the sources are written for: "cpu", "cuda" or "hip". Devices
   /// of another kind do not evaluate the task ("sim" devices take any).
   std::string backend = "cpu";
-  /// Element type of inputs and outputs, e.g. "float32".
+  /// Element type of inputs and outputs, e.g. "float32" (definition tasks:
+  /// the first output's; each tensor_arg has its own).
   std::string dtype;
-  /// Absolute and relative tolerance: |a - b| <= atol + rtol * |ref|.
+  /// Absolute and relative tolerance: |a - b| <= atol + rtol * |ref|
+  /// (definition tasks: the first output's; each output has its own).
   double atol = 0;
   double rtol = 0;
   std::vector<workload> workloads;
@@ -68,9 +110,15 @@ struct task_spec {
   std::string expert_source;
   /// Libraries the expert links against, e.g. {"openblas"} for -lopenblas.
   std::vector<std::string> expert_libs;
+  /// Definition tasks: definition.json as written (FlashInfer-Bench's
+  /// Definition, for people and agents), and the formulas of useful FLOPs
+  /// and compulsory bytes per call over its axes. Empty for other kinds.
+  std::string definition;
+  std::string flops;
+  std::string bytes;
 };
 EAT_DESCRIBE(task_spec, name, kind, backend, dtype, atol, rtol, workloads,
              reference_source, baseline_source, families, description,
-             expert_source, expert_libs)
+             expert_source, expert_libs, definition, flops, bytes)
 
 } // namespace eat

@@ -29,7 +29,7 @@ std::string value_text(float x) {
 
 /// One workload's buffers, reused case after case.
 struct case_state {
-  std::vector<int64_t> dims;
+  problem_dims dims;
   std::vector<std::vector<float>> inputs;
   std::vector<double> ref;
   device_problem problem;
@@ -90,10 +90,11 @@ check_outcome check_case(const gpu_context& ctx, case_state& s) {
     output_part(s.first), s.ref.data(), n, ctx.atol, ctx.rtol);
   if (!cmp.ok)
     return {eval_status::incorrect,
-      describe(cmp, k.element_name(cmp.index, s.dims)), cmp.max_abs_error};
+      describe(cmp, k.element_name(cmp.index, s.dims)), cmp.max_abs_error,
+      cmp.max_rel_error};
   if (auto call = guarded_call(ctx, ctx.candidate, s, s.second);
       call.status != eval_status::passed)
-    return {call.status, call.detail, cmp.max_abs_error};
+    return {call.status, call.detail, cmp.max_abs_error, cmp.max_rel_error};
   auto diff
     = first_bitwise_difference(output_part(s.first), output_part(s.second), n);
   if (diff != n)
@@ -101,8 +102,8 @@ check_outcome check_case(const gpu_context& ctx, case_state& s) {
       "not deterministic: " + k.element_name(diff, s.dims) + " was "
         + value_text(output_part(s.first)[diff]) + ", then "
         + value_text(output_part(s.second)[diff]) + " on the same inputs",
-      cmp.max_abs_error};
-  return {eval_status::passed, {}, cmp.max_abs_error};
+      cmp.max_abs_error, cmp.max_rel_error};
+  return {eval_status::passed, {}, cmp.max_abs_error, cmp.max_rel_error};
 }
 
 /// Draws case `c`, uploads it and computes its reference on the CPU.
@@ -150,8 +151,11 @@ check_outcome check_gpu_workload(
     auto outcome = check_case(ctx, s);
     result.max_abs_error
       = std::max(result.max_abs_error, outcome.max_abs_error);
+    result.max_rel_error
+      = std::max(result.max_rel_error, outcome.max_rel_error);
     if (outcome.status != eval_status::passed)
-      return {outcome.status, prefix + outcome.detail, result.max_abs_error};
+      return {outcome.status, prefix + outcome.detail, result.max_abs_error,
+        result.max_rel_error};
   }
   return result;
 }

@@ -68,6 +68,7 @@ workload_report run_workload(
   report.status = checked.status;
   report.detail = std::move(checked.detail);
   report.max_abs_error = checked.max_abs_error;
+  report.max_rel_error = checked.max_rel_error;
   if (report.status != eval_status::passed)
     return report;
   auto timed = time_gpu_workload(ctx, w, workload_seed);
@@ -140,7 +141,7 @@ uint64_t flush_bytes_for(uint64_t l2_bytes) {
 }
 
 std::string call_on_device(const gpu_context& ctx, void* fn,
-  device_problem& problem, const std::vector<int64_t>& dims) {
+  device_problem& problem, const problem_dims& dims) {
   auto rc = ctx.gk->call(fn, problem.inputs().data(), problem.output(),
     dims.data(), ctx.api->stream());
   if (rc != 0)

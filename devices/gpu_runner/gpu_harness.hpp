@@ -55,7 +55,7 @@ gpu_runner_reply run_gpu_request(gpu_api& api, const gpu_runner_request& req);
 /// reported).
 std::string call_on_device(
   const gpu_context& ctx, void* fn, device_problem& problem,
-  const std::vector<int64_t>& dims);
+  const problem_dims& dims);
 
 /// Checks the candidate on workload `w` against the reference:
 /// `check_seeds` random cases and one structured case.

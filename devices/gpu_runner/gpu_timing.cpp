@@ -61,7 +61,7 @@ std::string flush_l2(const gpu_context& ctx, uint8_t value) {
 }
 
 timed_call time_one(const gpu_context& ctx, void* fn, device_problem& problem,
-  const std::vector<int64_t>& dims, uint8_t flush_value) {
+  const problem_dims& dims, uint8_t flush_value) {
   timed_call t;
   auto& api = *ctx.api;
   for (auto why : {problem.poison(), flush_l2(ctx, flush_value)})
@@ -97,7 +97,7 @@ timed_call time_one(const gpu_context& ctx, void* fn, device_problem& problem,
 }
 
 caf::expected<std::vector<gpu_set>> make_sets(const gpu_context& ctx,
-  const std::vector<int64_t>& dims, uint64_t workload_seed) {
+  const problem_dims& dims, uint64_t workload_seed) {
   auto sizes = ctx.k->sizes(dims);
   std::vector<gpu_set> sets;
   for (size_t s = 0; s < input_sets; ++s) {
@@ -133,7 +133,7 @@ std::string perturb(gpu_set& set, rng& gen) {
 /// Compares the round's candidate output with the baseline's: `all`
 /// elements, or a random subset.
 std::string check_round(const gpu_context& ctx, const gpu_set& set,
-  const std::vector<int64_t>& dims, rng& gen, bool all) {
+  const problem_dims& dims, rng& gen, bool all) {
   std::vector<float> base;
   std::vector<float> cand;
   for (auto why : {set.baseline.download(base), set.candidate.download(cand)})
@@ -187,7 +187,7 @@ double median_of(std::vector<int64_t> xs) {
 }
 
 timing_outcome verify_timed(const gpu_context& ctx, const workload& w,
-  const std::vector<int64_t>& dims, std::vector<gpu_set>& sets, rng& gen,
+  const problem_dims& dims, std::vector<gpu_set>& sets, rng& gen,
   const std::vector<int64_t>& candidate_wall, timing_outcome result);
 
 } // namespace
@@ -257,7 +257,7 @@ timing_outcome time_gpu_workload(
 namespace {
 
 timing_outcome verify_timed(const gpu_context& ctx, const workload& w,
-  const std::vector<int64_t>& dims, std::vector<gpu_set>& sets, rng& gen,
+  const problem_dims& dims, std::vector<gpu_set>& sets, rng& gen,
   const std::vector<int64_t>& candidate_wall, timing_outcome result) {
   auto fail = [&](eval_status status, std::string why) {
     result.status = status;

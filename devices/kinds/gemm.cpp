@@ -38,11 +38,11 @@ std::string check_workload(const workload& w) {
   return {};
 }
 
-std::vector<int64_t> dims(const workload& w) {
+problem_dims dims(const workload& w) {
   return {w.axes.at("m"), w.axes.at("n"), w.axes.at("k")};
 }
 
-buffer_sizes sizes(const std::vector<int64_t>& d) {
+buffer_sizes sizes(const problem_dims& d) {
   auto m = static_cast<size_t>(d[0]);
   auto n = static_cast<size_t>(d[1]);
   auto k = static_cast<size_t>(d[2]);
@@ -50,7 +50,7 @@ buffer_sizes sizes(const std::vector<int64_t>& d) {
 }
 
 std::vector<std::vector<float>> make_inputs(
-  const std::vector<int64_t>& d, input_style style, uint64_t seed) {
+  const problem_dims& d, input_style style, uint64_t seed) {
   return draw_inputs(sizes(d).inputs, style, seed);
 }
 
@@ -63,20 +63,20 @@ void call_reference(
   reinterpret_cast<gemm_reference_fn>(fn)(in[0], in[1], out, d[0], d[1], d[2]);
 }
 
-std::string element_name(size_t index, const std::vector<int64_t>& d) {
+std::string element_name(size_t index, const problem_dims& d) {
   auto n = static_cast<size_t>(d[1]);
   return "C[" + std::to_string(index / n) + "][" + std::to_string(index % n)
          + "]";
 }
 
 /// 2·m·n·k: one multiply and one add per term of each dot product.
-double useful_flops(const std::vector<int64_t>& d) {
+double useful_flops(const problem_dims& d) {
   return 2.0 * static_cast<double>(d[0]) * static_cast<double>(d[1])
          * static_cast<double>(d[2]);
 }
 
 /// 4·(m·k + k·n + m·n): A and B read once, C written once, in fp32.
-double compulsory_bytes(const std::vector<int64_t>& d) {
+double compulsory_bytes(const problem_dims& d) {
   auto m = static_cast<double>(d[0]);
   auto n = static_cast<double>(d[1]);
   auto k = static_cast<double>(d[2]);

@@ -44,11 +44,11 @@ std::string check_workload(const workload& w) {
   return {};
 }
 
-std::vector<int64_t> dims(const workload& w) {
+problem_dims dims(const workload& w) {
   return {w.axes.at("batch"), w.axes.at("hidden")};
 }
 
-buffer_sizes sizes(const std::vector<int64_t>& d) {
+buffer_sizes sizes(const problem_dims& d) {
   auto batch = static_cast<size_t>(d[0]);
   auto hidden = static_cast<size_t>(d[1]);
   return {{batch * hidden, hidden}, batch * hidden};
@@ -57,7 +57,7 @@ buffer_sizes sizes(const std::vector<int64_t>& d) {
 /// x in `style`, with every third row (from row 1) scaled down to probe eps;
 /// the weights in [0.5, 1.5) for random cases, in `style` otherwise.
 std::vector<std::vector<float>> make_inputs(
-  const std::vector<int64_t>& d, input_style style, uint64_t seed) {
+  const problem_dims& d, input_style style, uint64_t seed) {
   auto result = draw_inputs(sizes(d).inputs, style, seed);
   auto hidden = static_cast<size_t>(d[1]);
   auto& x = result[0];
@@ -79,7 +79,7 @@ void call_reference(
   reinterpret_cast<rmsnorm_reference_fn>(fn)(in[0], in[1], out, d[0], d[1]);
 }
 
-std::string element_name(size_t index, const std::vector<int64_t>& d) {
+std::string element_name(size_t index, const problem_dims& d) {
   auto hidden = static_cast<size_t>(d[1]);
   return "out[" + std::to_string(index / hidden) + "]["
          + std::to_string(index % hidden) + "]";
@@ -87,12 +87,12 @@ std::string element_name(size_t index, const std::vector<int64_t>& d) {
 
 /// 4·batch·hidden: a square and a sum per element for the mean, then two
 /// multiplications (by the row's inverse norm and by the weight).
-double useful_flops(const std::vector<int64_t>& d) {
+double useful_flops(const problem_dims& d) {
   return 4.0 * static_cast<double>(d[0]) * static_cast<double>(d[1]);
 }
 
 /// 4·(2·batch·hidden + hidden): x read once, out written once, w read once.
-double compulsory_bytes(const std::vector<int64_t>& d) {
+double compulsory_bytes(const problem_dims& d) {
   auto batch = static_cast<double>(d[0]);
   auto hidden = static_cast<double>(d[1]);
   return 4.0 * (2.0 * batch * hidden + hidden);

@@ -47,17 +47,17 @@ std::string check_workload(const workload& w) {
   return {};
 }
 
-std::vector<int64_t> dims(const workload& w) {
+problem_dims dims(const workload& w) {
   return {w.axes.at("rows"), w.axes.at("cols")};
 }
 
-buffer_sizes sizes(const std::vector<int64_t>& d) {
+buffer_sizes sizes(const problem_dims& d) {
   auto n = static_cast<size_t>(d[0]) * static_cast<size_t>(d[1]);
   return {{n}, n};
 }
 
 std::vector<std::vector<float>> make_inputs(
-  const std::vector<int64_t>& d, input_style style, uint64_t seed) {
+  const problem_dims& d, input_style style, uint64_t seed) {
   auto result = draw_inputs(sizes(d).inputs, style, seed);
   auto cols = static_cast<size_t>(d[1]);
   auto& x = result[0];
@@ -79,7 +79,7 @@ void call_reference(
   reinterpret_cast<softmax_reference_fn>(fn)(in[0], out, d[0], d[1]);
 }
 
-std::string element_name(size_t index, const std::vector<int64_t>& d) {
+std::string element_name(size_t index, const problem_dims& d) {
   auto cols = static_cast<size_t>(d[1]);
   return "out[" + std::to_string(index / cols) + "]["
          + std::to_string(index % cols) + "]";
@@ -87,12 +87,12 @@ std::string element_name(size_t index, const std::vector<int64_t>& d) {
 
 /// 4·rows·cols: per element a subtraction of the maximum, an exponential
 /// (counted as one), a sum and a scaling; comparisons are not counted.
-double useful_flops(const std::vector<int64_t>& d) {
+double useful_flops(const problem_dims& d) {
   return 4.0 * static_cast<double>(d[0]) * static_cast<double>(d[1]);
 }
 
 /// 8·rows·cols: x read once and out written once, in fp32.
-double compulsory_bytes(const std::vector<int64_t>& d) {
+double compulsory_bytes(const problem_dims& d) {
   return 8.0 * static_cast<double>(d[0]) * static_cast<double>(d[1]);
 }
 

@@ -1,8 +1,10 @@
-// The correctness phase of one workload (BENCHMARK-PROTOCOL.md section 2).
+// The correctness phase of one workload (BENCHMARK-PROTOCOL.md section 2),
+// over typed buffers and every output of the problem.
 
 #include <algorithm>
 #include <cstdio>
 
+#include "devices/kinds/problem.hpp"
 #include "devices/runner/checks.hpp"
 #include "devices/runner/harness.hpp"
 
@@ -10,52 +12,14 @@ namespace eat::devices {
 
 namespace {
 
-std::vector<const float*> pointers_of(
-  const std::vector<std::vector<float>>& buffers) {
-  std::vector<const float*> result;
-  for (const auto& buf : buffers)
-    result.push_back(buf.data());
-  return result;
-}
-
-/// Copies `values` into `buffers` element by element, keeping the buffers'
+/// Copies `values` into `buffers` byte for byte, keeping the buffers'
 /// addresses: a kernel that caches results by pointer sees new contents at
 /// old addresses and returns stale outputs.
-void refill(std::vector<std::vector<float>>& buffers,
-  const std::vector<std::vector<float>>& values) {
+void refill(
+  std::vector<typed_buffer>& buffers, const std::vector<typed_buffer>& values) {
   for (size_t i = 0; i < buffers.size(); ++i)
-    std::copy(values[i].begin(), values[i].end(), buffers[i].begin());
-}
-
-/// Calls the candidate once on a poisoned `out`, then checks what a single
-/// call must not do: leave threads behind, touch its inputs, or write
-/// outside its output.
-check_outcome guarded_call(const harness_context& ctx,
-  const std::vector<int64_t>& dims,
-  const std::vector<std::vector<float>>& inputs, guarded_output& out) {
-  auto ptrs = pointers_of(inputs);
-  auto before = hash_buffers(inputs);
-  out.poison();
-  ctx.k->call(ctx.candidate, ptrs.data(), out.data(), dims.data());
-  if (auto n = thread_count(); n > 1)
-    return {eval_status::rejected,
-      "hidden threads: " + std::to_string(n - 1)
-        + " extra thread(s) still running after the call (a kernel "
-          "must do its work on the calling thread)"};
-  if (has_child_processes())
-    return {eval_status::rejected, child_processes_text};
-  if (hash_buffers(inputs) != before)
-    return {eval_status::incorrect,
-      "input mutated: the kernel wrote into its input buffers"};
-  if (!out.zones_intact())
-    return {eval_status::incorrect, "wrote outside its output buffer"};
-  return {};
-}
-
-std::string bits_text(float x) {
-  char buf[48];
-  std::snprintf(buf, sizeof(buf), "%.9g", static_cast<double>(x));
-  return buf;
+    std::copy_n(static_cast<const unsigned char*>(values[i].data()),
+      values[i].bytes(), static_cast<unsigned char*>(buffers[i].data()));
 }
 
 std::string case_name(uint32_t index, uint32_t random_cases) {
@@ -65,68 +29,155 @@ std::string case_name(uint32_t index, uint32_t random_cases) {
          + std::to_string(random_cases);
 }
 
-/// The buffers of one workload's check cases, reused case after case.
-struct case_buffers {
-  std::vector<std::vector<float>> inputs;
-  guarded_output out;
-  guarded_output again;
-  std::vector<double> ref;
+/// One set of poisoned outputs and the pointers a call receives.
+struct output_set {
+  std::vector<guarded_output> outs;
+  std::vector<void*> pointers;
 
-  explicit case_buffers(const buffer_sizes& sizes)
-    : out(sizes.output), again(sizes.output), ref(sizes.output) {
-    for (auto n : sizes.inputs)
-      inputs.emplace_back(n);
+  explicit output_set(const problem& p) {
+    for (const auto& t : p.outputs())
+      outs.emplace_back(t.type, t.elements);
+    for (auto& o : outs)
+      pointers.push_back(o.data());
+  }
+
+  void poison() {
+    for (auto& o : outs)
+      o.poison();
+  }
+
+  bool zones_intact() const {
+    return std::all_of(outs.begin(), outs.end(), [](const guarded_output& o) {
+      return o.zones_intact();
+    });
   }
 };
 
-/// Returns why the task's baseline fails on the current case, or "".
-std::string check_baseline(const harness_context& ctx,
-  const std::vector<int64_t>& dims, case_buffers& bufs) {
-  auto ptrs = pointers_of(bufs.inputs);
-  bufs.again.poison();
-  ctx.k->call(ctx.baseline, ptrs.data(), bufs.again.data(), dims.data());
-  auto cmp = compare_outputs(
-    bufs.again.data(), bufs.ref.data(), bufs.ref.size(), ctx.atol, ctx.rtol);
-  if (cmp.ok)
-    return {};
-  return "the task's baseline disagrees with its reference: "
-         + describe(cmp, ctx.k->element_name(cmp.index, dims));
+/// The buffers of one workload's check cases, reused case after case.
+struct case_buffers {
+  std::vector<typed_buffer> inputs;
+  std::vector<const void*> in_ptrs;
+  output_set out;
+  output_set again;
+  std::vector<std::vector<double>> ref;
+  std::vector<double*> ref_ptrs;
+
+  explicit case_buffers(const problem& p) : out(p), again(p) {
+    for (const auto& t : p.inputs())
+      inputs.emplace_back(t.type, t.elements);
+    for (const auto& b : inputs)
+      in_ptrs.push_back(b.data());
+    for (const auto& t : p.outputs())
+      ref.emplace_back(t.elements);
+    for (auto& r : ref)
+      ref_ptrs.push_back(r.data());
+  }
+};
+
+/// Calls the candidate once on poisoned outputs, then checks what a single
+/// call must not do: leave threads behind, touch its inputs, or write
+/// outside its outputs.
+check_outcome guarded_call(const harness_context& ctx, const problem& p,
+  case_buffers& bufs, output_set& outs) {
+  auto before = hash_buffers(bufs.inputs);
+  outs.poison();
+  p.call(ctx.candidate, bufs.in_ptrs.data(), outs.pointers.data());
+  if (auto n = thread_count(); n > 1)
+    return {eval_status::rejected,
+      "hidden threads: " + std::to_string(n - 1)
+        + " extra thread(s) still running after the call (a kernel "
+          "must do its work on the calling thread)"};
+  if (has_child_processes())
+    return {eval_status::rejected, child_processes_text};
+  if (hash_buffers(bufs.inputs) != before)
+    return {eval_status::incorrect,
+      "input mutated: the kernel wrote into its input buffers"};
+  for (size_t o = 0; o < outs.outs.size(); ++o)
+    if (!outs.outs[o].zones_intact())
+      return {eval_status::incorrect,
+        p.outputs().size() == 1
+          ? "wrote outside its output buffer"
+          : "wrote outside its output buffer '" + p.outputs()[o].name + "'"};
+  return {};
 }
 
-/// Runs the candidate twice on the current case: the first output must
+/// Compares every output of `outs` with the reference; the first failure
+/// wins, the largest errors are kept either way.
+check_outcome compare_all(const problem& p, const output_set& outs,
+  const std::vector<std::vector<double>>& ref) {
+  check_outcome result;
+  for (size_t o = 0; o < outs.outs.size(); ++o) {
+    const auto& t = p.outputs()[o];
+    auto cmp = compare_outputs(
+      t.type, outs.outs[o].data(), ref[o].data(), t.elements, t.atol, t.rtol);
+    result.max_abs_error = std::max(result.max_abs_error, cmp.max_abs_error);
+    result.max_rel_error = std::max(result.max_rel_error, cmp.max_rel_error);
+    if (!cmp.ok && result.status == eval_status::passed) {
+      result.status = eval_status::incorrect;
+      result.detail = describe(cmp, p.element_name(o, cmp.index));
+    }
+  }
+  return result;
+}
+
+/// Returns why the task's baseline fails on the current case, or "".
+std::string check_baseline(
+  const harness_context& ctx, const problem& p, case_buffers& bufs) {
+  bufs.again.poison();
+  p.call(ctx.baseline, bufs.in_ptrs.data(), bufs.again.pointers.data());
+  auto cmp = compare_all(p, bufs.again, bufs.ref);
+  if (cmp.status == eval_status::passed)
+    return {};
+  return "the task's baseline disagrees with its reference: " + cmp.detail;
+}
+
+std::string value_text(double x) {
+  char buf[48];
+  std::snprintf(buf, sizeof(buf), "%.9g", x);
+  return buf;
+}
+
+/// Returns why the two runs of the candidate differ, or "".
+std::string first_difference(const problem& p, const case_buffers& bufs) {
+  for (size_t o = 0; o < bufs.out.outs.size(); ++o) {
+    const auto& a = bufs.out.outs[o];
+    const auto& b = bufs.again.outs[o];
+    auto n = a.size();
+    auto diff
+      = first_bitwise_difference(a.data(), b.data(), n, size_of(a.type()));
+    if (diff != n)
+      return "not deterministic: " + p.element_name(o, diff) + " was "
+             + value_text(load_as_double(a.type(), a.data(), diff)) + ", then "
+             + value_text(load_as_double(b.type(), b.data(), diff))
+             + " on the same inputs";
+  }
+  return {};
+}
+
+/// Runs the candidate twice on the current case: the first outputs must
 /// match the reference, the second must repeat the first bit for bit.
-check_outcome check_case(const harness_context& ctx,
-  const std::vector<int64_t>& dims, case_buffers& bufs) {
-  const auto& k = *ctx.k;
-  auto n = bufs.ref.size();
-  if (auto call = guarded_call(ctx, dims, bufs.inputs, bufs.out);
+check_outcome check_case(
+  const harness_context& ctx, const problem& p, case_buffers& bufs) {
+  if (auto call = guarded_call(ctx, p, bufs, bufs.out);
       call.status != eval_status::passed)
     return call;
-  auto cmp
-    = compare_outputs(bufs.out.data(), bufs.ref.data(), n, ctx.atol, ctx.rtol);
-  if (!cmp.ok)
-    return {eval_status::incorrect,
-      describe(cmp, k.element_name(cmp.index, dims)), cmp.max_abs_error};
-  if (auto call = guarded_call(ctx, dims, bufs.inputs, bufs.again);
+  auto cmp = compare_all(p, bufs.out, bufs.ref);
+  if (cmp.status != eval_status::passed)
+    return cmp;
+  if (auto call = guarded_call(ctx, p, bufs, bufs.again);
       call.status != eval_status::passed)
-    return {call.status, call.detail, cmp.max_abs_error};
-  auto diff = first_bitwise_difference(bufs.out.data(), bufs.again.data(), n);
-  if (diff != n)
-    return {eval_status::incorrect,
-      "not deterministic: " + k.element_name(diff, dims) + " was "
-        + bits_text(bufs.out.data()[diff]) + ", then "
-        + bits_text(bufs.again.data()[diff]) + " on the same inputs",
-      cmp.max_abs_error};
-  return {eval_status::passed, {}, cmp.max_abs_error};
+    return {call.status, call.detail, cmp.max_abs_error, cmp.max_rel_error};
+  if (auto why = first_difference(p, bufs); !why.empty())
+    return {eval_status::incorrect, why, cmp.max_abs_error, cmp.max_rel_error};
+  return cmp;
 }
 
 } // namespace
 
 check_outcome check_workload(
   const harness_context& ctx, const workload& w, uint64_t workload_seed) {
-  const auto& k = *ctx.k;
-  auto dims = k.dims(w);
-  case_buffers bufs{k.sizes(dims)};
+  auto p = problem::make(*ctx.k, w, ctx.atol, ctx.rtol);
+  case_buffers bufs{p};
   check_outcome result;
   auto random_cases = ctx.timing.check_seeds;
   for (uint32_t c = 0; c <= random_cases; ++c) {
@@ -134,22 +185,23 @@ check_outcome check_workload(
       = "workload " + w.name + ", " + case_name(c, random_cases) + ": ";
     auto style
       = c == random_cases ? input_style::offset_large : input_style::random;
-    refill(
-      bufs.inputs, k.make_inputs(dims, style, derive_seed(workload_seed, c)));
-    auto ptrs = pointers_of(bufs.inputs);
+    refill(bufs.inputs, p.make_inputs(style, derive_seed(workload_seed, c)));
     if (auto why = ctx.reference_code.unlock(); !why.empty())
       return {eval_status::runtime_error, prefix + "reference: " + why};
-    k.call_reference(ctx.reference, ptrs.data(), bufs.ref.data(), dims.data());
+    p.call_reference(ctx.reference, bufs.in_ptrs.data(), bufs.ref_ptrs.data());
     if (auto why = ctx.reference_code.lock(); !why.empty())
       return {eval_status::runtime_error, prefix + "reference: " + why};
     if (c == 0)
-      if (auto why = check_baseline(ctx, dims, bufs); !why.empty())
+      if (auto why = check_baseline(ctx, p, bufs); !why.empty())
         return {eval_status::rejected, prefix + why};
-    auto outcome = check_case(ctx, dims, bufs);
+    auto outcome = check_case(ctx, p, bufs);
     result.max_abs_error
       = std::max(result.max_abs_error, outcome.max_abs_error);
+    result.max_rel_error
+      = std::max(result.max_rel_error, outcome.max_rel_error);
     if (outcome.status != eval_status::passed)
-      return {outcome.status, prefix + outcome.detail, result.max_abs_error};
+      return {outcome.status, prefix + outcome.detail, result.max_abs_error,
+        result.max_rel_error};
   }
   return result;
 }

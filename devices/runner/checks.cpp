@@ -12,15 +12,35 @@ namespace eat::devices {
 
 namespace {
 
-float poison_value() {
-  float x;
-  std::memcpy(&x, &poison_bits, sizeof(x));
-  return x;
-}
+/// Element access for the comparisons: a dtype'd buffer read as doubles.
+struct typed_view {
+  dtype type;
+  const void* data;
 
-template<class Expected>
-comparison compare_impl(const float* got, const Expected* expected, size_t n,
-  double atol, double rtol) {
+  double operator[](size_t i) const {
+    return load_as_double(type, data, i);
+  }
+
+  bool poisoned(size_t i) const {
+    uint64_t bits = 0;
+    std::memcpy(&bits, static_cast<const unsigned char*>(data)
+                         + i * size_of(type), size_of(type));
+    return bits == poison_pattern(type);
+  }
+};
+
+/// Reference values in double.
+struct double_view {
+  const double* data;
+
+  double operator[](size_t i) const {
+    return data[i];
+  }
+};
+
+template <class Expected>
+comparison compare_impl(const typed_view& got, const Expected& expected,
+  size_t n, double atol, double rtol) {
   comparison result;
   auto fail = [&](size_t i, double tolerance, const char* reason) {
     if (!result.ok)
@@ -28,17 +48,21 @@ comparison compare_impl(const float* got, const Expected* expected, size_t n,
     result.ok = false;
     result.index = i;
     result.got = got[i];
-    result.expected = static_cast<double>(expected[i]);
+    result.expected = expected[i];
     result.tolerance = tolerance;
     result.reason = reason;
   };
+  bool integers = !is_floating(got.type);
   bool all_zero = true;
   bool reference_zero = true;
+  size_t first_nonzero = n;
   for (size_t i = 0; i < n; ++i) {
     double g = got[i];
-    double e = static_cast<double>(expected[i]);
+    double e = expected[i];
     all_zero = all_zero && g == 0;
     reference_zero = reference_zero && e == 0;
+    if (e != 0 && first_nonzero == n)
+      first_nonzero = i;
     if (!std::isfinite(e)) {
       // Where the reference is not finite, only a non-finite value matches.
       if (std::isfinite(g))
@@ -52,54 +76,95 @@ comparison compare_impl(const float* got, const Expected* expected, size_t n,
     }
     auto err = std::fabs(g - e);
     result.max_abs_error = std::max(result.max_abs_error, err);
+    if (e != 0)
+      result.max_rel_error = std::max(result.max_rel_error, err / std::fabs(e));
     if (!(err <= tolerance))
-      fail(i, tolerance, "mismatch");
+      fail(i, tolerance, integers && got.poisoned(i) ? "not written"
+                                                     : "mismatch");
   }
-  if (result.ok && n > 0 && all_zero && !reference_zero) {
-    auto nonzero
-      = static_cast<size_t>(std::find_if(expected, expected + n, [](auto x) {
-          return x != 0;
-        }) - expected);
-    fail(nonzero, 0, "all zeros");
-  }
+  if (result.ok && n > 0 && all_zero && !reference_zero)
+    fail(first_nonzero, 0, "all zeros");
   return result;
 }
 
+void fill_pattern(unsigned char* p, size_t bytes, dtype type) {
+  auto pattern = poison_pattern(type);
+  auto size = size_of(type);
+  for (size_t i = 0; i + size <= bytes; i += size)
+    std::memcpy(p + i, &pattern, size);
+}
+
+bool holds_pattern(const unsigned char* p, size_t bytes, dtype type) {
+  auto pattern = poison_pattern(type);
+  auto size = size_of(type);
+  for (size_t i = 0; i + size <= bytes; i += size)
+    if (std::memcmp(p + i, &pattern, size) != 0)
+      return false;
+  return true;
+}
+
+uint64_t hash_bytes(uint64_t h, const void* data, size_t size) {
+  const auto* bytes = static_cast<const unsigned char*>(data);
+  size_t i = 0;
+  for (; i + 8 <= size; i += 8) {
+    uint64_t word;
+    std::memcpy(&word, bytes + i, 8);
+    h = (h ^ word) * 0x100000001b3ull;
+    h ^= h >> 29;
+  }
+  for (; i < size; ++i)
+    h = (h ^ bytes[i]) * 0x100000001b3ull;
+  return (h ^ size) * 0x100000001b3ull;
+}
+
+constexpr uint64_t hash_seed = 0xcbf29ce484222325ull;
+
 } // namespace
 
-guarded_output::guarded_output(size_t n) : storage_(n + 2 * zone), n_(n) {
+guarded_output::guarded_output(dtype type, size_t n)
+  : type_(type), n_(n), storage_(n * size_of(type) + 2 * zone_bytes) {
   poison();
 }
 
 void guarded_output::poison() {
-  std::fill(storage_.begin(), storage_.end(), poison_value());
+  fill_pattern(storage_.data(), storage_.size(), type_);
 }
 
 void guarded_output::poison_data() {
-  std::fill(data(), data() + n_, poison_value());
+  fill_pattern(storage_.data() + zone_bytes, n_ * size_of(type_), type_);
 }
 
 bool guarded_output::zones_intact() const {
-  auto intact = [](const float* p) {
-    for (size_t i = 0; i < zone; ++i) {
-      uint32_t bits;
-      std::memcpy(&bits, p + i, sizeof(bits));
-      if (bits != poison_bits)
-        return false;
-    }
-    return true;
-  };
-  return intact(storage_.data()) && intact(storage_.data() + zone + n_);
+  return holds_pattern(storage_.data(), zone_bytes, type_)
+         && holds_pattern(storage_.data() + storage_.size() - zone_bytes,
+           zone_bytes, type_);
+}
+
+bool guarded_output::poisoned(size_t i) const {
+  return typed_view{type_, data()}.poisoned(i);
+}
+
+comparison compare_outputs(dtype type, const void* got, const double* expected,
+  size_t n, double atol, double rtol) {
+  return compare_impl(typed_view{type, got}, double_view{expected}, n, atol,
+    rtol);
+}
+
+comparison compare_outputs(dtype type, const void* got, const void* expected,
+  size_t n, double atol, double rtol) {
+  return compare_impl(typed_view{type, got}, typed_view{type, expected}, n,
+    atol, rtol);
 }
 
 comparison compare_outputs(const float* got, const double* expected, size_t n,
   double atol, double rtol) {
-  return compare_impl(got, expected, n, atol, rtol);
+  return compare_outputs(dtype::float32, got, expected, n, atol, rtol);
 }
 
 comparison compare_outputs(
   const float* got, const float* expected, size_t n, double atol, double rtol) {
-  return compare_impl(got, expected, n, atol, rtol);
+  return compare_outputs(
+    dtype::float32, got, static_cast<const void*>(expected), n, atol, rtol);
 }
 
 std::string describe(const comparison& x, const std::string& element) {
@@ -108,6 +173,11 @@ std::string describe(const comparison& x, const std::string& element) {
     std::snprintf(buf, sizeof(buf),
       "the output is all zeros but the reference is not (%s = %.9g)",
       element.c_str(), x.expected);
+  else if (x.reason == "not written")
+    std::snprintf(buf, sizeof(buf),
+      "%s was not written (it still holds the poison sentinel %.0f) but "
+      "expected %.9g",
+      element.c_str(), x.got, x.expected);
   else
     std::snprintf(buf, sizeof(buf),
       "%s = %.9g but expected %.9g (|error| %.3g > tolerance %.3g)",
@@ -116,30 +186,32 @@ std::string describe(const comparison& x, const std::string& element) {
   return buf;
 }
 
-uint64_t hash_buffers(const std::vector<std::vector<float>>& buffers) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (const auto& buf : buffers) {
-    const auto* bytes = reinterpret_cast<const unsigned char*>(buf.data());
-    auto size = buf.size() * sizeof(float);
-    size_t i = 0;
-    for (; i + 8 <= size; i += 8) {
-      uint64_t word;
-      std::memcpy(&word, bytes + i, 8);
-      h = (h ^ word) * 0x100000001b3ull;
-      h ^= h >> 29;
-    }
-    for (; i < size; ++i)
-      h = (h ^ bytes[i]) * 0x100000001b3ull;
-    h = (h ^ size) * 0x100000001b3ull;
-  }
+uint64_t hash_buffers(const std::vector<typed_buffer>& buffers) {
+  uint64_t h = hash_seed;
+  for (const auto& buf : buffers)
+    h = hash_bytes(h, buf.data(), buf.bytes());
   return h;
 }
 
-size_t first_bitwise_difference(const float* x, const float* y, size_t n) {
+uint64_t hash_buffers(const std::vector<std::vector<float>>& buffers) {
+  uint64_t h = hash_seed;
+  for (const auto& buf : buffers)
+    h = hash_bytes(h, buf.data(), buf.size() * sizeof(float));
+  return h;
+}
+
+size_t first_bitwise_difference(
+  const void* x, const void* y, size_t n, size_t size) {
+  const auto* a = static_cast<const unsigned char*>(x);
+  const auto* b = static_cast<const unsigned char*>(y);
   for (size_t i = 0; i < n; ++i)
-    if (std::memcmp(x + i, y + i, sizeof(float)) != 0)
+    if (std::memcmp(a + i * size, b + i * size, size) != 0)
       return i;
   return n;
+}
+
+size_t first_bitwise_difference(const float* x, const float* y, size_t n) {
+  return first_bitwise_difference(x, y, n, sizeof(float));
 }
 
 size_t thread_count() {

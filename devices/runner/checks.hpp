@@ -1,6 +1,7 @@
 // The correctness checks the runner applies to every kernel call
-// (BENCHMARK-PROTOCOL.md section 2): NaN poisoning of outputs with guard
-// zones around them, input hashing, element-wise comparison with
+// (BENCHMARK-PROTOCOL.md section 2): poisoning of outputs (a NaN pattern for
+// floats, a checked sentinel for integers) with guard zones around them,
+// input hashing, element-wise comparison per dtype with
 // |got - expected| <= atol + rtol * |expected|, and the hidden-thread tests.
 //
 // Runs inside eat-runner, single-threaded; plain functions and values.
@@ -12,27 +13,51 @@
 #include <string>
 #include <vector>
 
+#include "devices/kinds/dtype.hpp"
+#include "devices/kinds/problem.hpp"
+
 namespace eat::devices {
 
-/// Bit pattern written into outputs before each call: a quiet NaN that no
-/// arithmetic produces by accident.
+/// Bit pattern written into float32 outputs before each call: a quiet NaN
+/// that no arithmetic produces by accident (poison_pattern() gives every
+/// dtype's).
 constexpr uint32_t poison_bits = 0x7fa5a5a5u;
 
-/// An output buffer with poisoned guard zones before and after it, to catch
-/// kernels that write outside their output.
+/// An output buffer of one dtype with poisoned guard zones before and after
+/// it, to catch kernels that write outside their output.
 class guarded_output {
 public:
-  /// Floats in each guard zone (64 bytes: data() stays 16-byte aligned).
-  static constexpr size_t zone = 16;
+  /// Bytes in each guard zone (data() stays 16-byte aligned).
+  static constexpr size_t zone_bytes = 64;
 
-  explicit guarded_output(size_t n);
+  guarded_output(dtype type, size_t n);
 
-  float* data() {
-    return storage_.data() + zone;
+  /// A float32 output of `n` elements.
+  explicit guarded_output(size_t n) : guarded_output(dtype::float32, n) {
+    // nop
   }
 
-  const float* data() const {
-    return storage_.data() + zone;
+  void* data() {
+    return storage_.data() + zone_bytes;
+  }
+
+  const void* data() const {
+    return storage_.data() + zone_bytes;
+  }
+
+  /// The output as elements of `T` (which must match the dtype's size).
+  template <class T>
+  T* as() {
+    return static_cast<T*>(data());
+  }
+
+  template <class T>
+  const T* as() const {
+    return static_cast<const T*>(data());
+  }
+
+  dtype type() const {
+    return type_;
   }
 
   size_t size() const {
@@ -49,31 +74,48 @@ public:
   /// True if both guard zones still hold the poison pattern.
   bool zones_intact() const;
 
+  /// True if element `i` still holds the poison pattern.
+  bool poisoned(size_t i) const;
+
 private:
-  std::vector<float> storage_;
+  dtype type_;
   size_t n_;
+  std::vector<unsigned char> storage_;
 };
 
-/// The first element that failed a comparison, and the largest error seen.
+/// The first element that failed a comparison, and the largest errors seen.
 struct comparison {
   bool ok = true;
   /// Largest |got - expected| over the finite elements compared.
   double max_abs_error = 0;
+  /// Largest |got - expected| / |expected| over the finite elements whose
+  /// expected value is not zero.
+  double max_rel_error = 0;
   /// Index, values and tolerance of the first failing element.
   size_t index = 0;
   double got = 0;
   double expected = 0;
   double tolerance = 0;
-  /// Why it failed: "mismatch", "non-finite value" or "all zeros".
+  /// Why it failed: "mismatch", "non-finite value", "all zeros" or "not
+  /// written" (an integer output still holding its poison sentinel).
   std::string reason;
 };
 
-/// Compares `got` against a reference computed in fp64.
+/// Compares `n` elements of type `type` at `got` against a reference
+/// computed in double.
+comparison compare_outputs(dtype type, const void* got, const double* expected,
+  size_t n, double atol, double rtol);
+
+/// Compares `n` elements of type `type` at `got` against another output of
+/// the same type (the baseline's, on the same inputs).
+comparison compare_outputs(dtype type, const void* got, const void* expected,
+  size_t n, double atol, double rtol);
+
+/// Compares a float32 output against a reference computed in fp64.
 comparison compare_outputs(
   const float* got, const double* expected, size_t n, double atol, double rtol);
 
-/// Compares `got` against another fp32 output (the baseline's, on the same
-/// inputs).
+/// Compares a float32 output against another float32 output.
 comparison compare_outputs(
   const float* got, const float* expected, size_t n, double atol, double rtol);
 
@@ -83,9 +125,17 @@ std::string describe(const comparison& x, const std::string& element);
 
 /// Returns a 64-bit hash of the bytes of `buffers` (not cryptographic; it
 /// detects accidental and careless input mutation).
+uint64_t hash_buffers(const std::vector<typed_buffer>& buffers);
+
+/// The same over float buffers.
 uint64_t hash_buffers(const std::vector<std::vector<float>>& buffers);
 
-/// Returns the index of the first element whose bits differ, or `n`.
+/// Returns the index of the first of `n` elements of `size` bytes whose
+/// bits differ, or `n`.
+size_t first_bitwise_difference(
+  const void* x, const void* y, size_t n, size_t size);
+
+/// The same over floats.
 size_t first_bitwise_difference(const float* x, const float* y, size_t n);
 
 /// Returns the number of threads of this process (entries of /proc/self/task).

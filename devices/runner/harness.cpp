@@ -1,4 +1,5 @@
 #include "devices/runner/harness.hpp"
+#include "devices/runner/timing_sets.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -34,10 +35,6 @@ entry_lookup load_entry(const std::string& path, const char* symbol) {
   return {fn, {}};
 }
 
-uint64_t l2_bytes() {
-  auto n = ::sysconf(_SC_LEVEL2_CACHE_SIZE);
-  return n > 0 ? static_cast<uint64_t>(n) : 0;
-}
 
 /// Unlocks `code` when a kernel calls exit(): the atexit handler runs before
 /// the dynamic linker's finalisers, which run the locked object's fini code.
@@ -101,7 +98,8 @@ harness_context make_context(
   ctx.rtol = req.rtol;
   ctx.timing = req.timing;
   ctx.memory_budget = (req.limits.address_space_mib << 20) / 4;
-  ctx.rotation_target = std::max(2 * l2_bytes(), min_rotation_bytes);
+  ctx.rotation_target
+    = std::max(2 * last_level_cache_bytes(), min_rotation_bytes);
   return ctx;
 }
 
@@ -113,6 +111,7 @@ workload_report run_workload(
   report.status = checked.status;
   report.detail = std::move(checked.detail);
   report.max_abs_error = checked.max_abs_error;
+  report.max_rel_error = checked.max_rel_error;
   if (report.status != eval_status::passed)
     return report;
   auto timed = time_workload(ctx, w, workload_seed);

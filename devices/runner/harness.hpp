@@ -28,12 +28,13 @@ struct harness_context {
   void* candidate = nullptr;
   /// The reference's code, inaccessible except while the harness calls it.
   code_lock reference_code;
+  /// fp32 kinds: the task's tolerances (definition outputs carry theirs).
   double atol = 0;
   double rtol = 0;
   timing_options timing;
   /// Bytes the timing input sets may occupy together.
   uint64_t memory_budget = 0;
-  /// Bytes the input sets should exceed together: max(2 x L2, 32 MiB).
+  /// Bytes the input sets should exceed together: max(2 x LLC, 32 MiB).
   uint64_t rotation_target = 0;
 };
 
@@ -42,6 +43,7 @@ struct check_outcome {
   eval_status status = eval_status::passed;
   std::string detail;
   double max_abs_error = 0;
+  double max_rel_error = 0;
 };
 
 /// Verdict and samples of the timing phase of one workload.

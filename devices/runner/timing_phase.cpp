@@ -6,8 +6,10 @@
 
 #include <sys/resource.h>
 
+#include "devices/kinds/problem.hpp"
 #include "devices/runner/checks.hpp"
 #include "devices/runner/harness.hpp"
+#include "devices/runner/timing_sets.hpp"
 
 namespace eat::devices {
 
@@ -17,18 +19,8 @@ namespace {
 /// (bounds the reply at a few MiB for kernels of a microsecond).
 constexpr size_t max_rounds = 100'000;
 
-/// Seed streams of the input sets and of the round order.
-constexpr uint64_t set_stream = 1'000'000;
+/// Seed stream of the round order.
 constexpr uint64_t order_stream = 2'000'000;
-
-/// One set of inputs with an output buffer for each kernel.
-struct input_set {
-  std::vector<std::vector<float>> inputs;
-  std::vector<const float*> pointers;
-  guarded_output baseline_out;
-  guarded_output candidate_out;
-  bool used = false;
-};
 
 struct timed_call {
   int64_t wall_ns;
@@ -50,51 +42,18 @@ int64_t cpu_now_ns() {
 
 /// Poisons `out`, then times one call with the steady clock, compiler
 /// barriers keeping the call inside the timed region.
-timed_call time_one(const harness_context& ctx, void* fn, input_set& set,
-  guarded_output& out, const std::vector<int64_t>& dims) {
+timed_call time_one(const problem& p, void* fn, input_set& set,
+  kernel_outputs& out) {
   out.poison_data();
   auto cpu0 = cpu_now_ns();
   auto t0 = std::chrono::steady_clock::now();
   asm volatile("" ::: "memory");
-  ctx.k->call(fn, set.pointers.data(), out.data(), dims.data());
+  p.call(fn, set.pointers.data(), out.pointers.data());
   asm volatile("" ::: "memory");
   auto t1 = std::chrono::steady_clock::now();
   auto cpu1 = cpu_now_ns();
   auto wall = std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0);
   return {static_cast<int64_t>(wall.count()), cpu1 - cpu0};
-}
-
-/// Number of input sets: enough that together they exceed
-/// `ctx.rotation_target` bytes, at least 2, within the memory budget.
-size_t set_count(const harness_context& ctx, uint64_t set_bytes) {
-  auto wanted = (ctx.rotation_target + set_bytes - 1) / set_bytes;
-  auto affordable = std::max<uint64_t>(1, ctx.memory_budget / set_bytes);
-  return static_cast<size_t>(
-    std::min(std::max<uint64_t>(2, wanted), affordable));
-}
-
-std::vector<input_set> make_sets(const harness_context& ctx,
-  const std::vector<int64_t>& dims, size_t count, uint64_t workload_seed) {
-  auto sizes = ctx.k->sizes(dims);
-  std::vector<input_set> sets;
-  sets.reserve(count);
-  for (size_t s = 0; s < count; ++s) {
-    auto inputs = ctx.k->make_inputs(
-      dims, input_style::random, derive_seed(workload_seed, set_stream + s));
-    std::vector<const float*> pointers;
-    for (const auto& buf : inputs)
-      pointers.push_back(buf.data());
-    sets.push_back(input_set{std::move(inputs), std::move(pointers),
-      guarded_output{sizes.output}, guarded_output{sizes.output}, false});
-  }
-  return sets;
-}
-
-/// Changes one element of each input, so that no two calls ever see the
-/// same contents and no result cache keyed on pointers or contents can hit.
-void perturb(input_set& set, rng& gen) {
-  for (auto& buf : set.inputs)
-    buf[gen.below(buf.size())] = draw_value(input_style::random, gen);
 }
 
 /// Running mean and variance (Welford) of the candidate samples.
@@ -118,17 +77,21 @@ struct running_stats {
   }
 };
 
-/// One paired round on `set`: perturb it, then time baseline and candidate
-/// once each, in an order drawn from `gen`. Returns {baseline, candidate}.
+/// One paired round: times baseline and candidate once each, on the sets
+/// the schedule gives them (timing_sets.hpp), in an order drawn from `gen`.
+/// Returns {baseline, candidate}.
 std::pair<timed_call, timed_call> run_round(const harness_context& ctx,
-  input_set& set, rng& gen, const std::vector<int64_t>& dims) {
-  perturb(set, gen);
-  set.used = true;
+  const problem& p, std::vector<input_set>& sets, size_t round, rng& gen) {
+  auto which = sets_of_round(round, sets.size());
+  auto& base_set = sets[which.baseline];
+  auto& cand_set = sets[which.candidate];
   auto baseline = [&] {
-    return time_one(ctx, ctx.baseline, set, set.baseline_out, dims);
+    base_set.baseline_generation = base_set.generation;
+    return time_one(p, ctx.baseline, base_set, base_set.baseline_out);
   };
   auto candidate = [&] {
-    return time_one(ctx, ctx.candidate, set, set.candidate_out, dims);
+    cand_set.candidate_generation = cand_set.generation;
+    return time_one(p, ctx.candidate, cand_set, cand_set.candidate_out);
   };
   if ((gen.next() & 1) != 0) {
     auto cand = candidate();
@@ -136,6 +99,14 @@ std::pair<timed_call, timed_call> run_round(const harness_context& ctx,
   }
   auto base = baseline();
   return {base, candidate()};
+}
+
+/// Returns why some set's candidate outputs are wrong, or "".
+std::string check_sets(const problem& p, const std::vector<input_set>& sets) {
+  for (const auto& set : sets)
+    if (auto why = check_set(p, set); !why.empty())
+      return why;
+  return {};
 }
 
 /// The stopping rule: the time cap, or enough samples and time with a
@@ -148,36 +119,40 @@ bool sampling_done(
          && stats.relative_standard_error() < t.max_rel_se;
 }
 
-/// Checks what the timed calls left behind: threads, guard zones, the CPU
-/// time gate and the outputs of the last round on each set.
-timing_outcome verify_timed(const harness_context& ctx, const workload& w,
-  const std::vector<int64_t>& dims, const std::vector<input_set>& sets,
-  timing_outcome result);
+/// Checks what the timed calls left behind: processes, threads, the CPU
+/// time gate, guard zones and the outputs of the last (partial) block.
+timing_outcome verify_timed(const harness_context& ctx, const problem& p,
+  const workload& w, std::vector<input_set>& sets, timing_outcome result);
 
 } // namespace
 
 timing_outcome time_workload(
   const harness_context& ctx, const workload& w, uint64_t workload_seed) {
   timing_outcome result;
-  auto dims = ctx.k->dims(w);
-  auto sizes = ctx.k->sizes(dims);
-  uint64_t elements = 2 * sizes.output;
-  for (auto n : sizes.inputs)
-    elements += n;
-  result.set_bytes = elements * sizeof(float);
-  auto sets
-    = make_sets(ctx, dims, set_count(ctx, result.set_bytes), workload_seed);
+  auto p = problem::make(*ctx.k, w, ctx.atol, ctx.rtol);
+  result.set_bytes = p.set_bytes();
+  auto sets = make_sets(p,
+    set_count(ctx.rotation_target, ctx.memory_budget, result.set_bytes),
+    workload_seed);
   result.input_sets = static_cast<uint32_t>(sets.size());
   for (uint32_t i = 0; i < ctx.timing.warmup; ++i) {
     auto& set = sets[i % sets.size()];
-    time_one(ctx, ctx.baseline, set, set.baseline_out, dims);
-    time_one(ctx, ctx.candidate, set, set.candidate_out, dims);
+    time_one(p, ctx.baseline, set, set.baseline_out);
+    time_one(p, ctx.candidate, set, set.candidate_out);
   }
   rng gen{derive_seed(workload_seed, order_stream)};
   running_stats stats;
   auto start = std::chrono::steady_clock::now();
   for (size_t round = 0; round < max_rounds; ++round) {
-    auto [base, cand] = run_round(ctx, sets[round % sets.size()], gen, dims);
+    if (starts_block(round, sets.size())) {
+      if (auto why = check_sets(p, sets); !why.empty()) {
+        result.status = eval_status::incorrect;
+        result.detail = "workload " + w.name + ", timed calls: " + why;
+        return result;
+      }
+      perturb_all(p, sets, gen);
+    }
+    auto [base, cand] = run_round(ctx, p, sets, round, gen);
     result.baseline_ns.push_back(base.wall_ns);
     result.candidate_ns.push_back(cand.wall_ns);
     result.candidate_wall_ns += cand.wall_ns;
@@ -189,14 +164,13 @@ timing_outcome time_workload(
     if (sampling_done(ctx.timing, stats, elapsed))
       break;
   }
-  return verify_timed(ctx, w, dims, sets, std::move(result));
+  return verify_timed(ctx, p, w, sets, std::move(result));
 }
 
 namespace {
 
-timing_outcome verify_timed(const harness_context& ctx, const workload& w,
-  const std::vector<int64_t>& dims, const std::vector<input_set>& sets,
-  timing_outcome result) {
+timing_outcome verify_timed(const harness_context& ctx, const problem& p,
+  const workload& w, std::vector<input_set>& sets, timing_outcome result) {
   auto fail = [&](eval_status status, std::string why) {
     result.status = status;
     result.detail = "workload " + w.name + ", timed calls: " + std::move(why);
@@ -214,22 +188,11 @@ timing_outcome verify_timed(const harness_context& ctx, const workload& w,
       "hidden threads: " + std::to_string(result.candidate_cpu_ns)
         + " ns of CPU time in " + std::to_string(result.candidate_wall_ns)
         + " ns of wall time");
-  // Both kernels saw the same inputs in a set's last round, so the baseline's
-  // output is the expected value; each carries its own fp32 rounding, hence
-  // the doubled tolerance.
-  for (const auto& set : sets) {
-    if (!set.candidate_out.zones_intact())
-      return fail(eval_status::incorrect, "wrote outside its output buffer");
-    if (!set.used)
-      continue;
-    auto cmp
-      = compare_outputs(set.candidate_out.data(), set.baseline_out.data(),
-        set.baseline_out.size(), 2 * ctx.atol, 2 * ctx.rtol);
-    if (!cmp.ok)
-      return fail(eval_status::incorrect,
-        "output differs from the baseline's on the same inputs: "
-          + describe(cmp, ctx.k->element_name(cmp.index, dims)));
-  }
+  // Untimed, after the gates above: the baseline's calls do not count as
+  // the candidate's CPU time.
+  complete_block(p, ctx.baseline, sets);
+  if (auto why = check_sets(p, sets); !why.empty())
+    return fail(eval_status::incorrect, std::move(why));
   return result;
 }
 

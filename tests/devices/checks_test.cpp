@@ -59,20 +59,20 @@ TEST_CASE("an all-zero output fails against a non-zero reference even within "
 TEST_CASE("guard zones catch writes before and after an output") {
   guarded_output out{8};
   CHECK(out.zones_intact());
-  CHECK(std::isnan(out.data()[0]));
-  out.data()[7] = 1.0f;
+  CHECK(std::isnan(out.as<float>()[0]));
+  out.as<float>()[7] = 1.0f;
   CHECK(out.zones_intact());
-  out.data()[8] = 1.0f;
+  out.as<float>()[8] = 1.0f;
   CHECK_FALSE(out.zones_intact());
   out.poison();
   CHECK(out.zones_intact());
-  out.data()[-1] = 1.0f;
+  out.as<float>()[-1] = 1.0f;
   CHECK_FALSE(out.zones_intact());
 }
 
 TEST_CASE("poisoning the data leaves a stray write in the zones visible") {
   guarded_output out{4};
-  out.data()[4] = 2.0f;
+  out.as<float>()[4] = 2.0f;
   out.poison_data();
   CHECK_FALSE(out.zones_intact());
 }

@@ -8,6 +8,7 @@
 
 #include "actors/protocol/error.hpp"
 #include "devices/cpu_device.hpp"
+#include "runtime/flashinfer_import.hpp"
 #include "runtime/task_check.hpp"
 #include "runtime/task_file.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -201,4 +202,26 @@ TEST_CASE("the sample of instances is deterministic and starts with the "
   CHECK(one[0] == param_map{{"a", "1"}, {"b", "x"}});
   CHECK(instance_name(f, one[0]) == "f{a=1,b=x}");
   CHECK(sample_instances(f, 100, 7).size() == 6);
+}
+
+TEST_CASE("tasks check of a freshly imported definition names the missing "
+          "reference, then passes once it is written") {
+  eat::test::temp_dir dir;
+  auto fixture = source_dir / "tests/devices/fixtures/mini_decode";
+  auto tasks = dir.path() / "tasks";
+  auto imported = import_definition(
+    fixture / "definition.json", fixture / "workloads.jsonl", tasks);
+  REQUIRE(imported);
+  auto dev = make_device(dir.path() / "work");
+  auto lines = check_task_file(tasks, "mini_decode_d8", *dev, {}, {});
+  REQUIRE(lines.size() == 1);
+  CHECK(lines[0].what == "loads");
+  CHECK_FALSE(lines[0].ok);
+  CHECK(lines[0].detail.find("reference.cpp") != std::string::npos);
+  // The fixture's own folder is the finished task.
+  auto finished = check_task_file(fixture.parent_path(), "mini_decode", *dev,
+    {}, {});
+  REQUIRE(finished.size() == 2);
+  CHECK(finished[1].what == "baseline");
+  CHECK(finished[1].ok);
 }

@@ -218,6 +218,7 @@ TEST_CASE("kind must be a known kind and dtype float32") {
   CHECK(s.failure(replace(text, "kind = \"gemm\"", "kind = \"conv\""))
         == s.message(4, 1,
           "kind: expected one of \"gemm\", \"rmsnorm\", \"softmax\", "
+                    "\"definition\", "
           "got string \"conv\""));
   CHECK(s.failure(replace(text, "dtype = \"float32\"", "dtype = \"bf16\""))
         == s.message(5, 1,

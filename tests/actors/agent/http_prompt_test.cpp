@@ -47,6 +47,22 @@ TEST_CASE("render_prompt fills every placeholder and keeps recent history") {
   CHECK_THAT(p->system, Catch::Contains("implementer of team t1"));
 }
 
+TEST_CASE("a definition task's workload list shows the generic entry point "
+          "and the definition that orders its arguments") {
+  auto a = sample();
+  auto plain = render_prompt("{{workloads}}", a, "");
+  REQUIRE(plain);
+  CHECK_THAT(plain->user, !Catch::Contains("eat_kernel"));
+  a.task.kind = "definition";
+  a.task.definition = R"({"name": "mini", "inputs": {"q": {}}})";
+  auto p = render_prompt("{{workloads}}", a, "");
+  REQUIRE(p);
+  CHECK_THAT(p->user, Catch::Contains("void eat_kernel(const void* const* "
+                                      "inputs, void* const* outputs, "
+                                      "const int64_t* axes);"));
+  CHECK_THAT(p->user, Catch::Contains(a.task.definition + "\n```"));
+}
+
 TEST_CASE("the default template shows the parent source") {
   auto p = render_prompt(default_role_template, sample(), "void parent();\n");
   REQUIRE(p);

@@ -1,0 +1,136 @@
+// One workload's call as the generic harness sees it, whatever the kind:
+// typed input and output buffers (dtype and element count), how inputs are
+// drawn, how entry points are called, and how output elements are named in
+// messages (docs/harness.md). fp32 kinds are adapted here (float32 buffers,
+// one output); definition workloads come with everything resolved.
+//
+// Built and used by the runner's only thread; plain values.
+
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "actors/protocol/task.hpp"
+#include "devices/kind.hpp"
+#include "devices/kinds/dtype.hpp"
+#include "devices/rng.hpp"
+
+namespace eat::devices {
+
+/// `size()` elements of one dtype, 16-byte aligned, zero-initialised.
+class typed_buffer {
+public:
+  typed_buffer() = default;
+
+  typed_buffer(dtype type, size_t count)
+    : type_(type), count_(count), storage_(count * size_of(type)) {
+    // nop
+  }
+
+  dtype type() const {
+    return type_;
+  }
+
+  size_t size() const {
+    return count_;
+  }
+
+  size_t bytes() const {
+    return storage_.size();
+  }
+
+  void* data() {
+    return storage_.data();
+  }
+
+  const void* data() const {
+    return storage_.data();
+  }
+
+  /// Element `i` as a double.
+  double get(size_t i) const {
+    return load_as_double(type_, data(), i);
+  }
+
+  /// Stores `x` as element `i` (rounded to the dtype).
+  void set(size_t i, double x) {
+    store_from_double(type_, data(), i, x);
+  }
+
+private:
+  dtype type_ = dtype::float32;
+  size_t count_ = 0;
+  std::vector<std::byte> storage_;
+};
+
+/// One input or output buffer of a call.
+struct tensor_layout {
+  std::string name;
+  dtype type = dtype::float32;
+  size_t elements = 0;
+  /// Extents, for element names; empty for a scalar or a 0-D tensor.
+  std::vector<int64_t> shape;
+  /// Outputs: the comparison's tolerances.
+  double atol = 0;
+  double rtol = 0;
+};
+
+/// One workload's call.
+class problem {
+public:
+  /// The problem of `w` for kind `k` (check_task passed); fp32 kinds take
+  /// the task's tolerances `atol` and `rtol`.
+  static problem make(
+    const kind& k, const workload& w, double atol, double rtol);
+
+  const problem_dims& dims() const {
+    return dims_;
+  }
+
+  const std::vector<tensor_layout>& inputs() const {
+    return inputs_;
+  }
+
+  const std::vector<tensor_layout>& outputs() const {
+    return outputs_;
+  }
+
+  /// Bytes of all inputs plus twice all outputs: one timing input set.
+  uint64_t set_bytes() const;
+
+  /// Draws the inputs of one case from `seed`.
+  std::vector<typed_buffer> make_inputs(input_style style, uint64_t seed) const;
+
+  /// Redraws one element of each freely drawn floating input (never a
+  /// scalar or a structured integer input), so that no two timed calls see
+  /// the same contents.
+  void perturb(std::vector<typed_buffer>& inputs, rng& gen) const;
+
+  /// Calls a candidate or baseline entry point.
+  void call(void* fn, const void* const* inputs, void* const* outputs) const;
+
+  /// Calls the reference entry point (outputs in double).
+  void call_reference(
+    void* fn, const void* const* inputs, double* const* outputs) const;
+
+  /// Names element `index` of output `output`, e.g. "output[3][7][100]".
+  std::string element_name(size_t output, size_t index) const;
+
+private:
+  const kind* kind_ = nullptr;
+  problem_dims dims_;
+  std::vector<tensor_layout> inputs_;
+  std::vector<tensor_layout> outputs_;
+  /// Definition workloads: the resolved inputs (generators, scalars).
+  std::vector<tensor_arg> args_;
+};
+
+/// Names element `index` of a tensor called `name` of extents `shape`:
+/// "name[i][j]..." in row-major order, or "name" for a scalar.
+std::string element_name(
+  const std::string& name, const std::vector<int64_t>& shape, size_t index);
+
+} // namespace eat::devices

@@ -1,0 +1,127 @@
+#include "devices/runner/timing_sets.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+
+#include <unistd.h>
+
+namespace eat::devices {
+
+namespace {
+
+/// Seed stream of the input sets.
+constexpr uint64_t set_stream = 1'000'000;
+
+/// Parses a sysfs cache size such as "32768K" or "2M"; 0 if malformed.
+uint64_t parse_cache_size(const std::string& text) {
+  char* end = nullptr;
+  auto n = std::strtoull(text.c_str(), &end, 10);
+  if (end == text.c_str())
+    return 0;
+  if (*end == 'K')
+    return n << 10;
+  if (*end == 'M')
+    return n << 20;
+  return n;
+}
+
+} // namespace
+
+uint64_t last_level_cache_bytes() {
+  uint64_t largest = 0;
+  for (int i = 0; i < 8; ++i) {
+    std::ifstream in{"/sys/devices/system/cpu/cpu0/cache/index"
+                     + std::to_string(i) + "/size"};
+    std::string size;
+    if (in >> size)
+      largest = std::max(largest, parse_cache_size(size));
+  }
+  if (largest > 0)
+    return largest;
+  for (auto name : {_SC_LEVEL2_CACHE_SIZE, _SC_LEVEL3_CACHE_SIZE})
+    if (auto n = ::sysconf(name); n > 0)
+      largest = std::max(largest, static_cast<uint64_t>(n));
+  return largest;
+}
+
+kernel_outputs::kernel_outputs(const problem& p) {
+  for (const auto& t : p.outputs())
+    outs.emplace_back(t.type, t.elements);
+  for (auto& o : outs)
+    pointers.push_back(o.data());
+}
+
+void kernel_outputs::poison_data() {
+  for (auto& o : outs)
+    o.poison_data();
+}
+
+std::vector<input_set> make_sets(
+  const problem& p, size_t count, uint64_t workload_seed) {
+  std::vector<input_set> sets;
+  sets.reserve(count);
+  for (size_t s = 0; s < count; ++s) {
+    auto inputs = p.make_inputs(
+      input_style::random, derive_seed(workload_seed, set_stream + s));
+    std::vector<const void*> pointers;
+    for (const auto& buf : inputs)
+      pointers.push_back(buf.data());
+    sets.push_back(input_set{std::move(inputs), std::move(pointers),
+      kernel_outputs{p}, kernel_outputs{p}});
+  }
+  return sets;
+}
+
+size_t set_count(uint64_t target, uint64_t memory_budget, uint64_t set_bytes) {
+  auto wanted = (target + set_bytes - 1) / set_bytes;
+  auto affordable = std::max<uint64_t>(1, memory_budget / set_bytes);
+  return static_cast<size_t>(
+    std::min(std::max<uint64_t>(2, wanted), affordable));
+}
+
+round_sets sets_of_round(size_t round, size_t count) {
+  auto candidate = round % count;
+  return {(candidate + count / 2) % count, candidate};
+}
+
+void perturb_all(const problem& p, std::vector<input_set>& sets, rng& gen) {
+  for (auto& set : sets) {
+    p.perturb(set.inputs, gen);
+    ++set.generation;
+  }
+}
+
+std::string check_set(const problem& p, const input_set& set) {
+  bool comparable = set.candidate_generation != 0
+                    && set.candidate_generation == set.baseline_generation;
+  for (size_t o = 0; o < p.outputs().size(); ++o) {
+    const auto& t = p.outputs()[o];
+    if (!set.candidate_out.outs[o].zones_intact())
+      return p.outputs().size() == 1
+               ? "wrote outside its output buffer"
+               : "wrote outside its output buffer '" + t.name + "'";
+    if (!comparable)
+      continue;
+    auto cmp = compare_outputs(t.type, set.candidate_out.outs[o].data(),
+      set.baseline_out.outs[o].data(), t.elements, 2 * t.atol, 2 * t.rtol);
+    if (!cmp.ok)
+      return "output differs from the baseline's on the same inputs: "
+             + describe(cmp, p.element_name(o, cmp.index));
+  }
+  return {};
+}
+
+void complete_block(const problem& p, void* baseline,
+  std::vector<input_set>& sets) {
+  for (auto& set : sets) {
+    if (set.candidate_generation != set.generation
+        || set.baseline_generation == set.generation)
+      continue;
+    set.baseline_out.poison_data();
+    p.call(baseline, set.pointers.data(), set.baseline_out.pointers.data());
+    set.baseline_generation = set.generation;
+  }
+}
+
+} // namespace eat::devices

@@ -1,0 +1,93 @@
+// The rotating input sets of the timing phase (BENCHMARK-PROTOCOL.md
+// section 3) and the schedule that pairs them with the two kernels.
+//
+// Rounds run in blocks. At the start of a block every set is perturbed (a
+// new generation of contents); within the block each kernel uses each set
+// exactly once, the candidate in set order and the baseline half the sets
+// further on, so that neither kernel ever runs on inputs the other has just
+// pulled into the cache, and no kernel sees the same contents twice. At
+// the end of a block both kernels have an output for every set's current
+// contents, and every candidate output is compared with the baseline's.
+//
+// Runs inside eat-runner, single-threaded; plain values.
+
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "devices/kinds/problem.hpp"
+#include "devices/rng.hpp"
+#include "devices/runner/checks.hpp"
+
+namespace eat::devices {
+
+/// Poisoned outputs for one kernel and the pointers a call receives.
+struct kernel_outputs {
+  std::vector<guarded_output> outs;
+  std::vector<void*> pointers;
+
+  explicit kernel_outputs(const problem& p);
+
+  void poison_data();
+};
+
+/// One set of inputs with outputs for each kernel, and which contents each
+/// kernel's outputs were computed from.
+struct input_set {
+  std::vector<typed_buffer> inputs;
+  std::vector<const void*> pointers;
+  kernel_outputs baseline_out;
+  kernel_outputs candidate_out;
+  /// Generation of the contents (1 when drawn, +1 at each perturbation).
+  uint64_t generation = 1;
+  /// Generation each kernel's outputs belong to; 0 before its first call.
+  uint64_t baseline_generation = 0;
+  uint64_t candidate_generation = 0;
+};
+
+/// Size of the largest cache of CPU 0, the last level, as sysfs describes
+/// it (sysconf's figures are wrong on some VMs: 320 MiB of L3 reported for
+/// 32 MiB); sysconf's L2 and L3 when sysfs is unreadable; 0 if unknown.
+uint64_t last_level_cache_bytes();
+
+/// Draws `count` input sets of `p` from `workload_seed`.
+std::vector<input_set> make_sets(
+  const problem& p, size_t count, uint64_t workload_seed);
+
+/// Number of input sets: enough that together they exceed `target` bytes,
+/// at least 2, within `memory_budget` (at least 1).
+size_t set_count(uint64_t target, uint64_t memory_budget, uint64_t set_bytes);
+
+/// The sets of round `round`: {baseline's, candidate's}.
+struct round_sets {
+  size_t baseline = 0;
+  size_t candidate = 0;
+};
+
+/// Pairs round `round` with its sets, as the header comment says.
+round_sets sets_of_round(size_t round, size_t count);
+
+/// True when round `round` opens a block (perturb every set first).
+inline bool starts_block(size_t round, size_t count) {
+  return round % count == 0;
+}
+
+/// Perturbs every set: a new generation of contents.
+void perturb_all(const problem& p, std::vector<input_set>& sets, rng& gen);
+
+/// Returns why a set's candidate outputs are wrong, or "": the guard zones,
+/// and, when both kernels' outputs belong to the set's current contents,
+/// the outputs against the baseline's (each carries its own rounding, hence
+/// doubled tolerances).
+std::string check_set(const problem& p, const input_set& set);
+
+/// Completes a partial block: runs the baseline, untimed, on every set whose
+/// current contents the candidate has used but the baseline has not, so that
+/// every candidate output has its baseline to compare with.
+void complete_block(const problem& p, void* baseline,
+  std::vector<input_set>& sets);
+
+} // namespace eat::devices

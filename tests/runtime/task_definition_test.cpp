@@ -1,0 +1,231 @@
+// Specification of definition tasks: definition.json, workloads.jsonl and
+// the definition keys of task.toml, resolved into self-contained workloads
+// (runtime/task_definition.hpp, runtime/axis_formula.hpp, docs/tasks.md).
+
+#include "runtime/task_definition.hpp"
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "tests/support/temp_dir.hpp"
+
+#include "actors/protocol/error.hpp"
+#include "runtime/axis_formula.hpp"
+#include "runtime/task_file.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path fixture
+  = fs::path{EAT_SOURCE_DIR} / "tests/devices/fixtures/mini_decode";
+
+std::string read(const fs::path& file) {
+  std::ifstream in{file};
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+void write(const fs::path& file, const std::string& text) {
+  std::ofstream out{file, std::ios::trunc};
+  out << text;
+  REQUIRE(out.good());
+}
+
+std::string replace(
+  std::string text, const std::string& from, const std::string& to) {
+  auto i = text.find(from);
+  REQUIRE(i != std::string::npos);
+  return text.replace(i, from.size(), to);
+}
+
+/// A temporary tasks directory holding a copy of the mini_decode fixture.
+class scratch_task {
+public:
+  scratch_task() {
+    fs::create_directories(dir());
+    fs::copy(fixture, folder(), fs::copy_options::recursive);
+  }
+
+  fs::path dir() const {
+    return root_.path() / "tasks";
+  }
+
+  fs::path folder() const {
+    return dir() / "mini_decode";
+  }
+
+  /// Replaces `from` by `to` in the task's file `name`.
+  void edit(
+    const std::string& name, const std::string& from, const std::string& to) {
+    write(folder() / name, replace(read(folder() / name), from, to));
+  }
+
+  caf::expected<eat::task_spec> load() const {
+    return eat::load_task(dir(), "mini_decode");
+  }
+
+  /// The loader's message; fails the test if the task loads.
+  std::string error() const {
+    auto task = load();
+    REQUIRE_FALSE(task);
+    return eat::render(task.error());
+  }
+
+private:
+  eat::test::temp_dir root_;
+};
+
+} // namespace
+
+TEST_CASE("a definition task loads with every workload resolved") {
+  scratch_task t;
+  auto task = t.load();
+  REQUIRE(task);
+  CHECK(task->kind == "definition");
+  CHECK(task->dtype == "bfloat16");
+  CHECK(task->definition == read(fixture / "definition.json"));
+  CHECK(task->flops == "4 * num_indices * dim");
+  // The line for another definition is left out.
+  REQUIRE(task->workloads.size() == 2);
+  const auto& w = task->workloads[0];
+  CHECK(w.name == "a1b2c3d4");
+  CHECK(w.abi_axes == std::vector<int64_t>{3, 40, 4, 25, 8});
+  CHECK(w.axes.at("dim") == 8);
+  REQUIRE(w.inputs.size() == 5);
+  CHECK(w.inputs[0].name == "q");
+  CHECK(w.inputs[0].dtype == "bfloat16");
+  CHECK(w.inputs[0].shape == std::vector<int64_t>{3, 8});
+  CHECK(w.inputs[0].generator == "random");
+  CHECK(w.inputs[2].generator == "indptr");
+  CHECK(w.inputs[2].extent == 25);
+  CHECK(w.inputs[3].generator == "permutation");
+  CHECK(w.inputs[3].extent == 40);
+  CHECK(w.inputs[4].scalar);
+  CHECK(w.inputs[4].value == 0.35);
+  REQUIRE(w.outputs.size() == 3);
+  CHECK(w.outputs[0].name == "out");
+  CHECK(w.outputs[0].atol == 1e-2); // bfloat16 default
+  CHECK(w.outputs[1].atol == 1e-4); // [tolerances.lse]
+  CHECK(w.outputs[2].atol == 0);    // int32: exact
+  CHECK(w.flops == 4.0 * 25 * 8);
+  CHECK(w.bytes == 2.0 * 25 * 8 + 2 * 3 * 8 + 4 * 4 + 4 * 25 + 8 * 3);
+  CHECK(task->workloads[1].inputs[4].value == 0.125);
+}
+
+TEST_CASE("a malformed definition.json is reported with its file and field") {
+  scratch_task t;
+  t.edit("definition.json", R"("dtype": "int32" },
+    "indices")",
+    R"("dtype": "int8" },
+    "indices")");
+  t.edit(
+    "definition.json", R"(["num_pages", "dim"])", R"(["num_page", "dim"])");
+  auto why = t.error();
+  CHECK_THAT(why, Catch::Contains("definition.json: inputs.indptr.dtype: "
+                                  "expected one of"));
+  CHECK_THAT(why, Catch::Contains("definition.json: inputs.pages.shape[0]: "
+                                  "unknown axis \"num_page\""));
+}
+
+TEST_CASE("a definition.json that is not JSON is reported as such") {
+  scratch_task t;
+  write(t.folder() / "definition.json", "{ \"name\": ");
+  CHECK_THAT(t.error(), Catch::Contains("definition.json: not JSON"));
+}
+
+TEST_CASE("a safetensors input is refused naming the JSONL line") {
+  scratch_task t;
+  t.edit("workloads.jsonl", R"("q": {"type": "random"})",
+    R"("q": {"type": "safetensors", "path": "x.safetensors", "tensor_key": "q"})");
+  auto why = t.error();
+  CHECK_THAT(why, Catch::Contains("workloads.jsonl: line 1: inputs.q: input "
+                                  "'q' is loaded from a safetensors file"));
+}
+
+TEST_CASE("workload lines with bad axes or values name their line") {
+  scratch_task t;
+  t.edit("workloads.jsonl", R"("num_pages": 64, )", "");
+  t.edit("workloads.jsonl", R"("value": 0.35)", R"("value": "big")");
+  auto why = t.error();
+  CHECK_THAT(why, Catch::Contains("line 4: axes.num_pages: value of var axis "
+                                  "is missing"));
+  CHECK_THAT(why, Catch::Contains("line 1: inputs.scale.value: expected a "
+                                  "number"));
+}
+
+TEST_CASE("a workload violating an axis constraint names the constraint") {
+  scratch_task t;
+  t.edit("workloads.jsonl", R"("len_indptr": 4)", R"("len_indptr": 5)");
+  CHECK_THAT(t.error(),
+    Catch::Contains("line 1: violates the constraint \"len_indptr == "
+                    "batch_size + 1\""));
+}
+
+TEST_CASE("a workloads file without a line for the definition is refused") {
+  scratch_task t;
+  write(t.folder() / "workloads.jsonl",
+    R"({"definition": "other", "workload": {"axes": {}, "inputs": {}}})"
+    "\n");
+  CHECK_THAT(t.error(), Catch::Contains("no workload for definition "
+                                        "\"mini_decode_d8\""));
+}
+
+TEST_CASE("integer inputs need a generator, and generators must fit") {
+  scratch_task t;
+  t.edit("task.toml",
+    "[inputs.indptr]\ngenerator = \"indptr\"\n"
+    "total = \"num_indices\"\n",
+    "");
+  CHECK_THAT(t.error(), Catch::Contains("input 'indptr' is int32: integer "
+                                        "inputs need a generator"));
+  scratch_task u;
+  u.edit("workloads.jsonl", R"("num_pages": 40)", R"("num_pages": 20)");
+  CHECK_THAT(u.error(), Catch::Contains("line 1: input 'indices' "
+                                        "(permutation) needs 25 distinct ids "
+                                        "from a range of only 20"));
+  scratch_task v;
+  v.edit("task.toml", "range = \"num_pages\"", "range = \"pages\"");
+  CHECK_THAT(v.error(), Catch::Contains("inputs.indices.range: unknown axis"));
+}
+
+TEST_CASE("task.toml's formulas, tolerances and keys are checked") {
+  scratch_task t;
+  t.edit("task.toml", "flops = \"4 * num_indices * dim\"",
+    "flops = \"4 * num_indice * dim\"");
+  t.edit("task.toml", "[tolerances.lse]", "[tolerances.lse2]");
+  t.edit(
+    "task.toml", "kind = \"definition\"", "kind = \"definition\"\natol = 1");
+  auto why = t.error();
+  CHECK_THAT(why, Catch::Contains("flops: \"4 * num_indice * dim\": unknown "
+                                  "axis 'num_indice' at column 5"));
+  CHECK_THAT(why, Catch::Contains("tolerances.lse2: not an output"));
+  CHECK_THAT(why, Catch::Contains("atol"));
+}
+
+TEST_CASE("a definition task without its reference names the missing file") {
+  scratch_task t;
+  fs::remove(t.folder() / "reference.cpp");
+  CHECK_THAT(t.error(), Catch::Contains("reference: cannot read"));
+  CHECK_THAT(t.error(), Catch::Contains("reference.cpp"));
+}
+
+TEST_CASE("formulas follow arithmetic precedence over axis values") {
+  std::map<std::string, int64_t> axes{{"a", 3}, {"b_2", 4}};
+  CHECK(*eat::evaluate_formula("1 + a * b_2", axes) == 13);
+  CHECK(*eat::evaluate_formula("(1 + a) * b_2 / 2", axes) == 8);
+  CHECK(*eat::evaluate_formula("-a + 2.5e1", axes) == 22);
+  auto render = [&](const char* text) {
+    auto x = eat::evaluate_formula(text, axes);
+    REQUIRE_FALSE(x);
+    return eat::render(x.error());
+  };
+  CHECK_THAT(render("a + c"), Catch::Contains("unknown axis 'c' at column 5"));
+  CHECK_THAT(render("a * (b_2"), Catch::Contains("expected ')'"));
+  CHECK_THAT(render("a / 0"), Catch::Contains("not finite"));
+  CHECK_THAT(render("a $ 2"), Catch::Contains("unexpected '$'"));
+}

@@ -7,7 +7,11 @@
 //
 //   cmake --build BUILD_DIR --target search_bench eat
 //   BUILD_DIR/bench/search_bench [--seeds N] [--evaluations N] [--tasks a,b]
-//                                [--eat PATH]
+//                                [--eat PATH] [--keep DIR]
+//
+// --keep DIR keeps each task's `eat compare` output (every run's log and
+// run directory) under DIR/compare-TASK instead of a scratch directory that
+// is removed at the end.
 //
 // docs/performance.md ("search_bench") records the figures.
 
@@ -29,8 +33,10 @@ struct settings {
   /// The eat program (a copy keeps the bench independent of rebuilds).
   std::string eat = EAT_BINARY;
   int seeds = 3;
-  int evaluations = 24;
+  int evaluations = 20;
   std::vector<std::string> tasks{"sgemm", "rmsnorm_h4096", "softmax"};
+  /// Where the compare outputs are kept; empty: the scratch directory.
+  std::string keep;
 };
 
 std::vector<std::string> split(const std::string& text) {
@@ -55,6 +61,8 @@ settings parse(int argc, char** argv) {
       s.tasks = split(argv[i + 1]);
     else if (flag == "--eat")
       s.eat = argv[i + 1];
+    else if (flag == "--keep")
+      s.keep = argv[i + 1];
   }
   return s;
 }
@@ -124,7 +132,8 @@ int main(int argc, char** argv) {
   for (const auto& task : s.tasks) {
     auto config = scratch.path() / (task + ".toml");
     std::ofstream{config} << config_text(task, s, scratch.path() / "runs");
-    auto out = run_compare(config, s, scratch.path() / ("compare-" + task));
+    auto out_root = s.keep.empty() ? scratch.path() : fs::path{s.keep};
+    auto out = run_compare(config, s, out_root / ("compare-" + task));
     auto eat = mean_of(out, task, "eat");
     auto flat = mean_of(out, task, "flat");
     auto single = mean_of(out, task, "single");

@@ -17,7 +17,9 @@ namespace {
 
 /// A 16x16 softmax: small sets, one float32 output.
 problem small_problem() {
-  workload w{"r16_c16", {{"rows", 16}, {"cols", 16}}};
+  workload w;
+  w.name = "r16_c16";
+  w.axes = {{"rows", 16}, {"cols", 16}};
   return problem::make(*find_kind("softmax"), w, 1e-6, 1e-4);
 }
 

@@ -40,7 +40,9 @@ assignment sample_assignment() {
   a.task.kind = "gemm";
   a.task.dtype = "float32";
   a.task.baseline_source = baseline;
-  a.task.workloads = {{"n1024", {{"n", 1024}}}};
+  a.task.workloads.emplace_back();
+  a.task.workloads[0].name = "n1024";
+  a.task.workloads[0].axes = {{"n", 1024}};
   a.seed = 42;
   return a;
 }

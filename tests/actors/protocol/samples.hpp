@@ -16,7 +16,9 @@ inline task_spec sample_task() {
   t.dtype = "float32";
   t.atol = 1e-4;
   t.rtol = 2e-4;
-  t.workloads = {{"m8_n8_k8", {{"m", 8}, {"n", 8}, {"k", 8}}}};
+  t.workloads.emplace_back();
+  t.workloads[0].name = "m8_n8_k8";
+  t.workloads[0].axes = {{"m", 8}, {"n", 8}, {"k", 8}};
   t.reference_source = "// reference";
   t.baseline_source = "// baseline";
   t.families = {{"tiled",

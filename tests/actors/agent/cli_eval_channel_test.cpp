@@ -100,7 +100,7 @@ TEST_CASE("eval channel: clients that disconnect or lie about sizes do not stop 
   REQUIRE(server);
   send_raw(sock, "");                         // connects and leaves
   send_raw(sock, std::string{"\x7f\0\0\0", 4}); // claims ~2 GiB
-  send_raw(sock, std::string{"\0\0\0\x10ab", 6}); // leaves mid-request
+  send_raw(sock, std::string{"\0\0\0\x10" "ab", 6}); // leaves mid-request
   auto answer = request_eval(sock, "int k();", 10);
   REQUIRE(answer);
   CHECK(*answer == "status: passed\n");

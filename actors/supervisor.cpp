@@ -235,6 +235,9 @@ void load_history(supervisor_state& st, run_history history) {
     r.evaluated = t.scored.size();
     r.tokens = t.tokens;
     st.scored.insert(st.scored.end(), t.scored.begin(), t.scored.end());
+    st.tried.insert(st.tried.end(), t.scored.begin(), t.scored.end());
+    for (const auto& c : t.unfinished)
+      st.tried.push_back({c.id, c.family, c.params, eval_status::pending, 0});
     for (const auto& s : t.scored)
       if (s.status == eval_status::passed && s.speedup > r.best.speedup)
         r.best = s;
@@ -276,6 +279,10 @@ void launch(supervisor_pointer self, const std::string& id, team_history past) {
     opts.token_budget = r.token_limit > r.tokens ? r.token_limit - r.tokens : 0;
   opts.parent = r.parent;
   opts.agent_names = r.agents;
+  auto own = id + "-c";
+  for (const auto& s : st.tried)
+    if (s.id.compare(0, own.size(), own) != 0)
+      opts.elsewhere.push_back(s);
   team_links links;
   auto factory = st.links.make_agent ? st.links.make_agent
                                      : builtin_factory(st.opts.agent);
@@ -370,6 +377,19 @@ supervisor_actor::behavior_type supervisor(supervisor_pointer self,
       team_done(self, id, why);
     },
     [=](stop_atom, const std::string& why) { on_stop(self, why); },
+    [=](tried_atom, const std::string& from, const scored_candidate& c) {
+      auto& st = self->state;
+      for (const auto& t : st.tried)
+        if (t.family == c.family && t.params == c.params)
+          return false;
+      st.tried.push_back(c);
+      // Sent before the reply, so a team that hears "false" has already
+      // heard of the candidate it collided with.
+      for (const auto& [id, t] : st.teams)
+        if (id != from && st.active.count(id) > 0)
+          self->send(t, tried_atom_v, c);
+      return true;
+    },
   };
 }
 

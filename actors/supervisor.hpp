@@ -134,6 +134,9 @@ struct supervisor_state {
   std::vector<std::string> team_reasons;
   /// Every evaluated candidate of the run, for the lessons at its end.
   std::vector<scored_candidate> scored;
+  /// Every submitted candidate of the run, as its team announced it (status
+  /// pending) or as the log has it: what each team's `elsewhere` holds.
+  std::vector<scored_candidate> tried;
   /// Plateau detection per team, and for the whole run.
   std::map<std::string, plateau_tracker> trackers;
   plateau_tracker run_tracker;

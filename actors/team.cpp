@@ -161,6 +161,31 @@ void submit(team_pointer self, candidate c, const std::string& transcript) {
           });
 }
 
+/// Submits a template configuration unless another team of the run
+/// submitted it first; then asks an agent again, whose assignment lists
+/// that team's candidate in `elsewhere` (the supervisor's notice arrives
+/// before its answer). The rejected proposal is not logged or charged.
+void claim(team_pointer self, candidate c, std::string transcript) {
+  auto& st = self->state;
+  scored_candidate s{candidate_id(st.opts.id, st.history.submitted + 1),
+                     c.family, c.params, eval_status::pending, 0.0};
+  self
+    ->request(st.links.supervisor, caf::infinite, tried_atom_v, st.opts.id,
+              std::move(s))
+    .then(
+      [=](bool fresh) mutable {
+        auto& st = self->state;
+        if (fresh || ++st.collisions_in_row >= max_collisions_in_row) {
+          st.collisions_in_row = 0;
+          return submit(self, std::move(c), transcript);
+        }
+        next(self);
+      },
+      [=](caf::error& err) {
+        finish(self, "cannot announce a candidate: " + render(err));
+      });
+}
+
 assignment make_assignment(team_state& st, const std::string& agent) {
   assignment a;
   a.team = st.opts.id;
@@ -173,6 +198,7 @@ assignment make_assignment(team_state& st, const std::string& agent) {
       && st.opts.parent.speedup > a.parent.speedup)
     a.parent = st.opts.parent;
   a.history = st.history.scored;
+  a.elsewhere = st.opts.elsewhere;
   a.token_budget = st.opts.token_budget > st.progress.tokens
                      ? st.opts.token_budget - st.progress.tokens
                      : 0;
@@ -208,7 +234,9 @@ void ask_agent(team_pointer self) {
         auto transcript = reply.transcript;
         if (!reply.failure.empty())
           transcript += "\n\n" + reply.failure + "\n";
-        submit(self, std::move(c), transcript);
+        if (c.params.empty()) // agents' own code: nothing to collide with
+          return submit(self, std::move(c), transcript);
+        claim(self, std::move(c), std::move(transcript));
       },
       [=](caf::error& err) {
         if (err == caf::sec::request_receiver_down)
@@ -282,6 +310,9 @@ team_actor::behavior_type team(team_pointer self, team_options opts,
         st.opts.agent_names = x.agents;
         staff(self);
       }
+    },
+    [=](tried_atom, const scored_candidate& s) {
+      self->state.opts.elsewhere.push_back(s);
     },
     [=](status_atom) { return self->state.progress; },
   };

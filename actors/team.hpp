@@ -11,6 +11,11 @@
 //
 // The supervisor may change the strategy, the parent and the budgets of a
 // running team (restructure); the change applies from the next assignment.
+// Before submitting a template configuration, a team announces it to the
+// supervisor (tried), which refuses one that another team submitted first
+// (the team then asks its agents again) and tells the other teams of the
+// rest, so that every team's agents see the whole run's tried
+// configurations (assignment::elsewhere) and none is evaluated twice.
 //
 // After a resume, candidates that were submitted but never evaluated are
 // evaluated first, without being proposed or logged again.
@@ -51,6 +56,9 @@ struct team_options {
   scored_candidate parent;
   /// The agents' names, in order (default: "<id>.a1", "<id>.a2", ...).
   std::vector<std::string> agent_names;
+  /// Candidates the run's other teams submitted before this team started;
+  /// the supervisor sends later ones with `tried` as they are submitted.
+  std::vector<scored_candidate> elsewhere;
 };
 
 /// The actors a team works with.
@@ -78,6 +86,8 @@ struct team_state {
   size_t next_agent = 0;
   /// Agents the team made itself (links.make_agent), by name.
   std::map<std::string, agent_actor> agent_by_name;
+  /// Proposals in a row that another team had submitted first.
+  uint32_t collisions_in_row = 0;
   bool stopping = false;
   bool started = false;
   static inline const char* name = "eat.team";
@@ -88,6 +98,10 @@ using team_pointer = team_actor::stateful_pointer<team_state>;
 /// Behaviour of a team; `past` is the team's history from the log.
 team_actor::behavior_type team(team_pointer self, team_options opts,
                                team_links links, team_history past);
+
+/// Proposals in a row that may collide with other teams' candidates before
+/// the team submits one anyway (an agent that ignores `elsewhere`).
+constexpr uint32_t max_collisions_in_row = 3;
 
 /// Start of the reason a team reports done with when one of its agents
 /// crashed (followed by the agent's name); the supervisor restarts it.

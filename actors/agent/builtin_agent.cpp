@@ -17,7 +17,7 @@ caf::expected<agent_reply> builtin_reply(const assignment& a,
   auto tuner = opts.tuner;
   if (!a.strategy.empty())
     tuner.strategy = a.strategy;
-  auto next = propose(a.task, a.history, a.parent, tuner, a.seed);
+  auto next = propose(a.task, a.history, a.parent, tuner, a.seed, a.elsewhere);
   if (!next)
     return next.error();
   const template_family* family = nullptr;

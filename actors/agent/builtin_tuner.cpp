@@ -196,19 +196,24 @@ caf::expected<proposal> propose(const task_spec& whole_task,
                                 const std::vector<scored_candidate>& history,
                                 const scored_candidate& parent,
                                 const tuner_options& whole_opts,
-                                uint64_t seed) {
+                                uint64_t seed,
+                                const std::vector<scored_candidate>& elsewhere) {
   auto [task, strategy] = focus(whole_task, whole_opts.strategy);
   auto opts = whole_opts;
   opts.strategy = strategy;
   if (task.families.empty())
     return make_error(error::agent_failed,
                       "task '" + task.name + "' has no templates to tune");
+  // Only configurations of the families searched count towards the end of
+  // the space (a focused strategy leaves the others out).
   std::set<std::string> tried;
   size_t passed = 0;
-  for (const auto& h : history) {
-    tried.insert(key_of(h.family, h.params));
+  for (const auto* run : {&history, &elsewhere})
+    for (const auto& h : *run)
+      if (family_named(task, h.family) != nullptr)
+        tried.insert(key_of(h.family, h.params));
+  for (const auto& h : history)
     passed += h.status == eval_status::passed ? 1 : 0;
-  }
   if (tried.size() >= space_size(task))
     return make_error(error::agent_failed,
                       "every configuration of task '" + task.name
@@ -244,8 +249,11 @@ caf::expected<proposal> propose(const task_spec& whole_task,
     return make_error(error::agent_failed,
                       "no untried configuration found for task '" + task.name
                         + "'");
-  if (opts.strategy == "explore" && !history.empty())
-    return farthest(task, std::move(pool), history);
+  if (opts.strategy == "explore" && (!history.empty() || !elsewhere.empty())) {
+    auto everything = history;
+    everything.insert(everything.end(), elsewhere.begin(), elsewhere.end());
+    return farthest(task, std::move(pool), everything);
+  }
   return pool.front();
 }
 

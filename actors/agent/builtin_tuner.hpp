@@ -37,12 +37,17 @@ struct proposal {
   std::string reason;
 };
 
-/// Proposes a configuration that is not in `history`. Fails (agent_failed)
-/// when the task has no templates or every configuration has been tried.
+/// Proposes a configuration that is neither in `history` (the team's own
+/// evaluations, which steer the search) nor in `elsewhere` (what the run's
+/// other teams evaluated: skipped, and kept away from by "explore"). Fails
+/// (agent_failed) when the task has no templates or every configuration
+/// has been tried.
 caf::expected<proposal> propose(const task_spec& task,
                                 const std::vector<scored_candidate>& history,
                                 const scored_candidate& parent,
-                                const tuner_options& opts, uint64_t seed);
+                                const tuner_options& opts, uint64_t seed,
+                                const std::vector<scored_candidate>& elsewhere
+                                = {});
 
 /// Distance between two configurations of one family: the sum over
 /// parameters of |index difference| / (choices - 1); +infinity across

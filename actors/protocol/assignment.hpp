@@ -28,13 +28,19 @@ struct assignment {
   std::string learning;
   /// The team's evaluated candidates, oldest first.
   std::vector<scored_candidate> history;
+  /// Candidates the run's other teams submitted, oldest first, with the
+  /// status and speedup known when the team heard of them (pending for
+  /// those announced at submission): what the whole run has tried, so that
+  /// a team does not spend an evaluation on a configuration another team
+  /// has measured or is measuring (the builtin tuner skips them).
+  std::vector<scored_candidate> elsewhere;
   /// Tokens the agent may still spend.
   uint64_t token_budget = 0;
   /// Seed for this assignment (agents are deterministic given their seed).
   uint64_t seed = 0;
 };
 EAT_DESCRIBE(assignment, team, agent, role, strategy, task, parent, learning,
-             history, token_budget, seed)
+             history, elsewhere, token_budget, seed)
 
 /// An agent's answer to an assignment.
 struct agent_reply {

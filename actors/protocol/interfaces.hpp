@@ -61,6 +61,9 @@ using team_actor = caf::typed_actor<
   /// Changes the team's strategy, parent or budgets from its next
   /// assignment on.
   caf::reacts_to<restructure_atom, team_change>,
+  /// Another team of the run submitted this candidate; later assignments
+  /// list it in `elsewhere`.
+  caf::reacts_to<tried_atom, scored_candidate>,
   /// Replies the team's current progress.
   caf::replies_to<status_atom>::with<team_progress>>;
 
@@ -77,6 +80,11 @@ using supervisor_actor = caf::typed_actor<
   /// A team has stopped working (arguments: team id, why).
   caf::reacts_to<done_atom, std::string, std::string>,
   /// Stop the run early (argument: why, e.g. "interrupted by SIGINT").
-  caf::reacts_to<stop_atom, std::string>>;
+  caf::reacts_to<stop_atom, std::string>,
+  /// A team is about to submit a template configuration (arguments: team
+  /// id, the candidate with status pending). Replies false when a team of
+  /// the run submitted the same configuration before; otherwise records it,
+  /// tells the other teams and replies true.
+  caf::replies_to<tried_atom, std::string, scored_candidate>::with<bool>>;
 
 } // namespace eat

@@ -68,5 +68,6 @@ CAF_BEGIN_TYPE_ID_BLOCK(eat, caf::first_custom_type_id)
   CAF_ADD_ATOM(eat, eat, weight_atom, "weight")
   CAF_ADD_ATOM(eat, eat, health_atom, "health")
   CAF_ADD_ATOM(eat, eat, plan_atom, "plan")
+  CAF_ADD_ATOM(eat, eat, tried_atom, "tried")
 
 CAF_END_TYPE_ID_BLOCK(eat)

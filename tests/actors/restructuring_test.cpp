@@ -66,6 +66,11 @@ struct llm_fixture : fixture {
   supervisor_options llm_options(uint64_t evaluations, uint32_t teams,
                                  uint32_t agents) {
     auto o = options(evaluations);
+    // 30 configurations (c is ignored by the fake device), so that teams
+    // that never repeat each other's configurations have room for 20
+    // evaluations.
+    o.task.families[0].source += " {{c}}";
+    o.task.families[0].params.push_back({"c", {"p", "q"}});
     o.plateau.window = 3;
     o.teams = teams;
     o.agents_per_team = agents;

@@ -1,6 +1,7 @@
 // Specification of a run's actors (supervisor, teams, builtin agents) under
 // CAF's deterministic test scheduler (tests/actors/supervisor_fixture.hpp).
 
+#include "actors/team.hpp"
 #include "tests/actors/supervisor_fixture.hpp"
 
 using namespace eat;
@@ -120,6 +121,63 @@ TEST_CASE_METHOD(fixture, "the evaluation budget is split among teams") {
   CHECK(h->teams["t1"].scored.size() == 3);
   CHECK(h->teams["t2"].scored.size() == 2);
   CHECK(h->teams["t3"].scored.size() == 2);
+}
+
+TEST_CASE_METHOD(fixture, "teams see the whole run's tried configurations: "
+                          "no configuration is submitted twice") {
+  // 12 of the 15 configurations, by 3 teams each climbing on its own: with
+  // each team knowing only its own history they would meet.
+  auto opts = options(12);
+  opts.teams = 3;
+  opts.agent.tuner.explore_rounds = 1;
+  auto out = run(opts, started_log());
+  REQUIRE(out.summary);
+  CHECK(out.summary->evaluations == 12);
+  std::set<std::string> configurations;
+  for (const auto& p : submitted_params(out.log)) // "t2-c0001:3y"
+    configurations.insert(p.substr(p.find(':') + 1));
+  CHECK(configurations.size() == 12);
+}
+
+namespace {
+
+/// An agent that ignores what was tried and always proposes a = 2, b = x;
+/// counts its proposals.
+agent_actor::behavior_type stubborn_agent(agent_actor::pointer,
+                                          std::shared_ptr<int> asked) {
+  return {
+    [asked](propose_atom, const assignment& a) {
+      ++*asked;
+      candidate c;
+      c.task = a.task.name;
+      c.family = "tiled";
+      c.params = {{"a", "2"}, {"b", "x"}};
+      c.source = "2 x";
+      c.tokens = 10;
+      agent_reply reply;
+      reply.tokens = 10;
+      reply.candidates.push_back(std::move(c));
+      return reply;
+    },
+  };
+}
+
+} // namespace
+
+TEST_CASE_METHOD(fixture, "an agent that repeats a submitted configuration "
+                          "is asked again, then its proposal goes through") {
+  auto asked = std::make_shared<int>(0);
+  make_agent = [asked](caf::actor_system& sys, const std::string&,
+                       const std::string&) -> agent_actor {
+    return sys.spawn(stubborn_agent, asked);
+  };
+  auto out = run(options(3), started_log());
+  REQUIRE(out.summary);
+  CHECK(out.summary->evaluations == 3);
+  // The first proposal is fresh; each later one collides
+  // max_collisions_in_row times before it is submitted anyway.
+  CHECK(*asked == 1 + 2 * static_cast<int>(max_collisions_in_row));
+  CHECK(count_kind(out.log, event_kind::candidate_submitted) == 3);
 }
 
 TEST_CASE_METHOD(fixture, "stop ends the run after the evaluation in flight") {

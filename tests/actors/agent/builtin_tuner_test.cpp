@@ -83,6 +83,67 @@ TEST_CASE("after its exploration rounds, local search moves one parameter of "
   }
 }
 
+TEST_CASE("configurations other teams evaluated are never proposed, and "
+          "count towards the end of the space") {
+  auto task = grid_task();
+  std::vector<scored_candidate> elsewhere;
+  for (auto a : {"1", "2", "3", "4", "5"})
+    for (auto b : {"x", "y"})
+      elsewhere.push_back({std::string{"t2-"} + a + b, "tiled",
+                           {{"a", a}, {"b", b}}, eval_status::passed, 2.0});
+  for (auto strategy : {"local", "explore", "random", "crossover"}) {
+    tuner_options opts;
+    opts.strategy = strategy;
+    std::vector<scored_candidate> history;
+    for (int i = 0; i < 5; ++i) {
+      auto p = propose(task, history, {}, opts, 500 + i, elsewhere);
+      REQUIRE(p);
+      CHECK(p->params.at("b") == "z");
+      history.push_back(scored(*p, 1.0, "c" + std::to_string(i)));
+    }
+    auto done = propose(task, history, {}, opts, 9, elsewhere);
+    REQUIRE(!done);
+    CHECK_THAT(render(done.error()), Catch::Contains("has been tried"));
+  }
+}
+
+TEST_CASE("a climb from another team's best skips the neighbours that team "
+          "already measured") {
+  auto task = grid_task();
+  tuner_options opts;
+  scored_candidate parent{"t2-c0003", "tiled", {{"a", "3"}, {"b", "y"}},
+                          eval_status::passed, 4.0};
+  std::vector<scored_candidate> elsewhere
+    = {parent,
+       {"t2-c0004", "tiled", {{"a", "2"}, {"b", "y"}}, eval_status::passed, 3.0},
+       {"t2-c0005", "tiled", {{"a", "4"}, {"b", "y"}}, eval_status::passed, 3.5},
+       {"t2-c0006", "tiled", {{"a", "3"}, {"b", "x"}}, eval_status::passed, 1.0}};
+  std::set<std::string> proposed;
+  for (uint64_t seed = 0; seed < 30; ++seed) {
+    auto p = propose(task, {}, parent, opts, seed, elsewhere);
+    REQUIRE(p);
+    CHECK(p->parent == "t2-c0003");
+    proposed.insert(p->params.at("a") + p->params.at("b"));
+  }
+  // The untried neighbours of (3, y): a moved to 1 or 5, or b moved to z.
+  CHECK(proposed == std::set<std::string>{"1y", "5y", "3z"});
+}
+
+TEST_CASE("a focused strategy counts only its own family's configurations") {
+  auto task = grid_task();
+  task.families.push_back({"other", "c={{c}}", {{"c", {"p", "q"}}}});
+  std::vector<scored_candidate> elsewhere;
+  for (auto a : {"1", "2", "3", "4", "5"})
+    for (auto b : {"x", "y", "z"})
+      elsewhere.push_back({std::string{"t2-"} + a + b, "tiled",
+                           {{"a", a}, {"b", b}}, eval_status::passed, 2.0});
+  tuner_options opts;
+  opts.strategy = "random:other";
+  auto p = propose(task, {}, {}, opts, 3, elsewhere);
+  REQUIRE(p);
+  CHECK(p->family == "other");
+}
+
 TEST_CASE("parameter distance is normalised per parameter") {
   auto f = grid_task().families[0];
   CHECK(param_distance(f, {{"a", "1"}, {"b", "x"}}, {{"a", "5"}, {"b", "z"}})

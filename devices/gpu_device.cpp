@@ -12,6 +12,7 @@
 #include "devices/cpu_device.hpp"
 #include "devices/gpu_peaks.hpp"
 #include "devices/gpu_probe.hpp"
+#include "devices/gpu_runner/gpu_kind.hpp"
 #include "devices/gpu_runner_client.hpp"
 #include "devices/gpu_toolchain.hpp"
 #include "devices/kind.hpp"
@@ -55,8 +56,21 @@ struct gpu_setup {
   std::string versions;
   cpu_peak peak;
   std::string peak_source;
+  /// fp16/bf16 on the tensor/matrix units: the gate's FLOP/s for tasks
+  /// with half-precision inputs (at least peak.flops_per_s).
+  double half_flops = 0;
   int core = 0;
 };
+
+/// True if a definition task has float16 or bfloat16 inputs, which a kernel
+/// may feed to the tensor/matrix units.
+bool has_half_inputs(const task_spec& task) {
+  for (const auto& w : task.workloads)
+    for (const auto& a : w.inputs)
+      if (a.dtype == "float16" || a.dtype == "bfloat16")
+        return true;
+  return false;
+}
 
 class gpu_device final : public device {
 public:
@@ -96,7 +110,7 @@ public:
     if (task.backend != setup_.backend)
       out.detail = "task '" + task.name + "' is for backend '" + task.backend
                    + "', not " + setup_.backend;
-    else if (auto why = check_task(task); !why.empty())
+    else if (auto why = check_gpu_task(task); !why.empty())
       out.detail = std::move(why);
     else
       return tools_.prepare(task, c, setup_.info.arch);
@@ -171,8 +185,11 @@ eval_result gpu_device::run(const task_spec& task, const candidate& c,
     return fail(eval_status::runtime_error,
       "cannot run the candidate: " + render(run.error()));
   result.run_s = run->common.seconds;
+  auto gate = setup_.peak;
+  if (has_half_inputs(task))
+    gate.flops_per_s = setup_.half_flops;
   result.method = measurement_method(opts_.timing, setup_.backend)
-                  + "; speed-of-light gate: " + peak_text(setup_.peak);
+                  + "; speed-of-light gate: " + peak_text(gate);
   if (run->reply)
     result.method += "; L2 flush " + std::to_string(run->reply->flush_bytes >> 20)
                      + " MiB; " + run->reply->gpu_notes;
@@ -180,7 +197,7 @@ eval_result gpu_device::run(const task_spec& task, const candidate& c,
     return fail(run->common.status, std::move(run->common.detail));
   auto scored = apply_speed_of_light(
     score_reply(*run->common.reply, task.workloads, seed),
-    *find_kind(task.kind), task.workloads, setup_.peak);
+    *find_kind(task.kind), task.workloads, gate);
   result.workloads = std::move(scored.workloads);
   result.geomean_speedup = scored.geomean_speedup;
   result.status = scored.status;
@@ -215,6 +232,17 @@ caf::expected<std::pair<cpu_peak, std::string>> device_peak(
   if (opts.peak_bw_override > 0)
     peak.bytes_per_s = opts.peak_bw_override;
   return std::pair{peak, source};
+}
+
+/// The gate's FLOP/s for half-precision inputs: the table's fp16/bf16
+/// tensor rate, never below `peak`'s (the estimate for unknown models is
+/// already a tensor-core rate); the override wins.
+double half_peak_flops(
+  const gpu_info& g, const cpu_peak& peak, const gpu_options& opts) {
+  if (opts.peak_flops_override > 0)
+    return opts.peak_flops_override;
+  auto table = tabled_peaks(g.name);
+  return std::max(peak.flops_per_s, table ? table->bf16_flops : 0.0);
 }
 
 /// GPU `index` of `backend` and the runtime's versions.
@@ -280,6 +308,7 @@ caf::expected<std::unique_ptr<device>> make_gpu_device(
   if (!peak)
     return std::move(peak.error());
   std::tie(setup.peak, setup.peak_source) = *peak;
+  setup.half_flops = half_peak_flops(setup.info, setup.peak, opts);
   return std::unique_ptr<device>{std::make_unique<gpu_device>(
     std::move(id), std::move(opts), std::move(*tools), std::move(setup))};
 }

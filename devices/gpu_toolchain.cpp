@@ -86,6 +86,25 @@ caf::expected<std::string> probe_identity(
 
 } // namespace
 
+std::vector<std::string> expert_link_flags(const std::string& backend,
+  const task_spec& task, const candidate& c) {
+  std::vector<std::string> flags;
+  if (task.expert_source.empty() || c.source != task.expert_source
+      || task.expert_libs.empty())
+    return flags;
+  // Flags come before the source file, and Debian's linker drops a library
+  // named before any object that needs it unless told not to.
+  if (backend == "cuda") {
+    flags.emplace_back("-Xlinker");
+    flags.emplace_back("--no-as-needed");
+  } else {
+    flags.emplace_back("-Wl,--no-as-needed");
+  }
+  for (const auto& lib : task.expert_libs)
+    flags.push_back("-l" + lib);
+  return flags;
+}
+
 std::string toolchain_version_line(
   const std::string& backend, const std::string& version_output) {
   std::string result;
@@ -180,6 +199,9 @@ prepared gpu_toolchain::prepare(
   prepared out;
   auto ext = backend_ == "cuda" ? std::string{".cu"} : std::string{".hip"};
   auto flags = device_flags(arch);
+  auto candidate_flags = flags;
+  for (auto& f : expert_link_flags(backend_, task, c))
+    candidate_flags.push_back(std::move(f));
   struct job {
     const compiler& comp;
     const std::string& source;
@@ -194,7 +216,7 @@ prepared gpu_toolchain::prepare(
       "the task's reference", eval_status::rejected, out.reference_object},
     {device_, task.baseline_source, flags, "baseline" + ext,
       "the task's baseline", eval_status::rejected, out.baseline_object},
-    {device_, c.source, flags, "candidate" + ext, "the candidate",
+    {device_, c.source, candidate_flags, "candidate" + ext, "the candidate",
       eval_status::compile_error, out.candidate_object},
   };
   for (auto& j : jobs) {

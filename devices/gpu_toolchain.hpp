@@ -43,7 +43,8 @@ public:
     std::vector<std::string> flags, std::string work_dir, double timeout_s);
 
   /// Compiles the task's reference (host) and baseline and `c` (device) for
-  /// `arch` ("sm_90", "gfx90a"). Never throws: failures are statuses.
+  /// `arch` ("sm_90", "gfx90a"); the task's expert links its expert_libs
+  /// (expert_link_flags). Never throws: failures are statuses.
   prepared prepare(
     const task_spec& task, const candidate& c, const std::string& arch) const;
 
@@ -67,6 +68,16 @@ private:
   compiler host_;
   std::vector<std::string> flags_;
 };
+
+/// Link flags for `c` beyond the device flags: "-l<lib>" for each of the
+/// task's expert_libs (e.g. cublas) when `c` is the task's own expert
+/// baseline, after the backend's spelling of --no-as-needed; none for any
+/// other candidate (only the task's expert may link a vendor library). The
+/// libraries must be on the dynamic loader's path where the runner runs
+/// (the CUDA toolkit's lib directory via ld.so.conf.d, as NVIDIA's
+/// packages install it). Pure.
+std::vector<std::string> expert_link_flags(
+  const std::string& backend, const task_spec& task, const candidate& c);
 
 /// Returns the release line of a compiler's `--version` output for
 /// `backend`: nvcc's "Cuda compilation tools, release ..." line, hipcc's

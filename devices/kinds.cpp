@@ -43,9 +43,6 @@ std::string check_task(const task_spec& task) {
   if (k == nullptr)
     return "unknown task kind '" + task.kind
            + "' (this harness knows: " + kind_names() + ")";
-  if (!k->is_fp32() && task.backend != "cpu")
-    return "kind '" + task.kind + "' runs on CPU devices only for now, not on "
-           + task.backend + " (docs/harness.md)";
   if (k->is_fp32() && task.dtype != "float32")
     return "dtype '" + task.dtype + "' is not supported by kind '" + task.kind
            + "' (only float32)";

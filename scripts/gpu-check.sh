@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # Checks eat on a machine with an NVIDIA GPU, in under 8 minutes:
 #   1. configure and build with CUDA (build-gpu-check/ unless EAT_BUILD_DIR),
-#   2. run the GPU tests (ctest -L gpu; a skipped test is a failure here),
+#   2. run the GPU tests (ctest -L gpu; a skipped test is a failure here):
+#      the sgemm_cuda device tests and the definition task gemm_n4096_k4096
+#      (its naive baseline on all 6 workloads, a wrong kernel, a write past
+#      C, a tiled and a tensor-core instance, and the cuBLAS expert; about a
+#      minute, most of it the CPU reference),
 #   3. `eat devices --check`,
 #   4. a short evolution: `eat run configs/gpu-check.toml` (sgemm_cuda),
 # then prints the figures to record in docs/performance.md: GPU model,
-# clocks, per-workload baseline and candidate times, best speedup, CV.
+# clocks, per-workload baseline and candidate times, best speedup, CV, and
+# gemm_n4096_k4096's cuBLAS expert against its naive baseline.
 # Any failure stops the script with a non-zero exit status.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,6 +40,8 @@ ctest --test-dir "$build_dir" -R "devices/gpu/" -LE gpu --output-on-failure \
 
 step "3/4 eat devices --check"
 "$build_dir/eat" devices --check || fail "eat devices --check"
+"$build_dir/eat" tasks show gemm_n4096_k4096 >/dev/null \
+  || fail "eat tasks show gemm_n4096_k4096"
 
 step "4/4 short evolution: eat run configs/gpu-check.toml"
 run_log="${build_dir}/gpu-check-run.log"
@@ -48,6 +55,7 @@ run_dir=$(ls -td runs/gpu-check* 2>/dev/null | head -1)
 step "figures to record in docs/performance.md"
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,clocks_throttle_reasons.active --format=csv || true
 grep -E "tiled .*geomean speedup" "$ctest_log" || true
+grep -E "gemm_n4096_k4096 (cuBLAS expert|tiled|tensor_core)" "$ctest_log" || true
 grep -iE "speedup|median|cv|best|SM [0-9]+ MHz" "${build_dir}/gpu-check-status.log" || true
 elapsed=$(( $(date +%s) - start ))
 echo "gpu-check: passed in ${elapsed} s (run: $run_dir)"

@@ -1,13 +1,15 @@
 // The correctness phase of one workload on a GPU (BENCHMARK-PROTOCOL.md
-// section 2): secret random cases and a structured one, a reference computed
-// on the CPU in fp64, poisoned outputs with guard zones, inputs compared
-// after every call, and a bit-identical second run.
+// section 2): secret random cases and a structured one drawn on the host
+// by the generic problem, a reference computed on the CPU in fp64, poisoned
+// outputs with guard zones, inputs compared after every call, and a
+// bit-identical second run. Every output is compared with its own
+// tolerances.
 
 #include <algorithm>
 #include <cstdio>
 
-#include "devices/gpu_runner/gpu_harness.hpp"
 #include "actors/protocol/error.hpp"
+#include "devices/gpu_runner/gpu_harness.hpp"
 #include "devices/runner/checks.hpp"
 
 namespace eat::devices {
@@ -21,30 +23,30 @@ std::string case_name(uint32_t index, uint32_t random_cases) {
          + std::to_string(random_cases);
 }
 
-std::string value_text(float x) {
+std::string value_text(dtype t, const void* data, size_t i) {
   char buf[48];
-  std::snprintf(buf, sizeof(buf), "%.9g", static_cast<double>(x));
+  std::snprintf(buf, sizeof(buf), "%.9g", load_as_double(t, data, i));
   return buf;
 }
 
 /// One workload's buffers, reused case after case.
 struct case_state {
-  problem_dims dims;
-  std::vector<std::vector<float>> inputs;
-  std::vector<double> ref;
-  device_problem problem;
-  std::vector<float> first;
-  std::vector<float> second;
+  problem p;
+  std::vector<typed_buffer> inputs;
+  std::vector<std::vector<double>> ref;
+  device_problem buffers;
+  std::vector<guarded_bytes> first;
+  std::vector<guarded_bytes> second;
 };
 
-/// Calls `fn` on the poisoned output, then checks what one call must not
+/// Calls `fn` on the poisoned outputs, then checks what one call must not
 /// do: fail, leave threads behind, touch its inputs, write outside its
-/// output. Leaves the downloaded output in `out`.
+/// outputs. Leaves the downloaded outputs in `out`.
 check_outcome guarded_call(const gpu_context& ctx, void* fn, case_state& s,
-  std::vector<float>& out) {
-  if (auto why = s.problem.poison(); !why.empty())
-    return {eval_status::runtime_error, "cannot poison the output: " + why};
-  if (auto why = call_on_device(ctx, fn, s.problem, s.dims); !why.empty())
+  std::vector<guarded_bytes>& out) {
+  if (auto why = s.buffers.poison(); !why.empty())
+    return {eval_status::runtime_error, "cannot poison the outputs: " + why};
+  if (auto why = call_on_device(ctx, fn, s.buffers, s.p.dims()); !why.empty())
     return {eval_status::runtime_error, why};
   if (ctx.allowed_threads > 0 && thread_count() > ctx.allowed_threads)
     return {eval_status::rejected,
@@ -52,17 +54,39 @@ check_outcome guarded_call(const gpu_context& ctx, void* fn, case_state& s,
         + " extra thread(s) still running after the call"};
   if (has_child_processes())
     return {eval_status::rejected, child_processes_text};
-  auto same = s.problem.inputs_equal(s.inputs);
+  auto same = s.buffers.inputs_equal(s.inputs);
   if (!same)
     return {eval_status::runtime_error, render(same.error())};
   if (!*same)
     return {eval_status::incorrect,
       "input mutated: the kernel wrote into its input buffers"};
-  if (auto why = s.problem.download(out); !why.empty())
+  if (auto why = s.buffers.download(out); !why.empty())
     return {eval_status::runtime_error, why};
-  if (!guard_zones_intact(out))
-    return {eval_status::incorrect, "wrote outside its output buffer"};
+  for (size_t o = 0; o < out.size(); ++o)
+    if (!guard_zones_intact(s.p.outputs()[o].type, out[o]))
+      return {eval_status::incorrect, "wrote outside its output buffer '"
+                                        + s.p.outputs()[o].name + "'"};
   return {};
+}
+
+/// Compares every output in `got` with the reference; the first failure,
+/// or passed with the largest errors.
+check_outcome against_reference(
+  const case_state& s, const std::vector<guarded_bytes>& got) {
+  check_outcome result;
+  for (size_t o = 0; o < got.size(); ++o) {
+    const auto& t = s.p.outputs()[o];
+    auto cmp = compare_outputs(t.type, output_part(got[o]), s.ref[o].data(),
+      t.elements, t.atol, t.rtol);
+    result.max_abs_error = std::max(result.max_abs_error, cmp.max_abs_error);
+    result.max_rel_error = std::max(result.max_rel_error, cmp.max_rel_error);
+    if (!cmp.ok) {
+      result.status = eval_status::incorrect;
+      result.detail = describe(cmp, s.p.element_name(o, cmp.index));
+      return result;
+    }
+  }
+  return result;
 }
 
 std::string check_baseline(gpu_context& ctx, case_state& s) {
@@ -72,38 +96,40 @@ std::string check_baseline(gpu_context& ctx, case_state& s) {
   // The runtime has started its own threads by now; more are the
   // candidate's.
   ctx.allowed_threads = thread_count();
-  auto cmp = compare_outputs(output_part(s.second), s.ref.data(), s.ref.size(),
-    ctx.atol, ctx.rtol);
-  if (cmp.ok)
+  auto cmp = against_reference(s, s.second);
+  if (cmp.status == eval_status::passed)
     return {};
-  return "the task's baseline disagrees with its reference: "
-         + describe(cmp, ctx.k->element_name(cmp.index, s.dims));
+  return "the task's baseline disagrees with its reference: " + cmp.detail;
+}
+
+/// "" if the two runs' outputs are bit-identical, else what differed.
+std::string first_difference(const case_state& s) {
+  for (size_t o = 0; o < s.first.size(); ++o) {
+    const auto& t = s.p.outputs()[o];
+    auto diff = first_bitwise_difference(output_part(s.first[o]),
+      output_part(s.second[o]), t.elements, size_of(t.type));
+    if (diff != t.elements)
+      return "not deterministic: " + s.p.element_name(o, diff) + " was "
+             + value_text(t.type, output_part(s.first[o]), diff) + ", then "
+             + value_text(t.type, output_part(s.second[o]), diff)
+             + " on the same inputs";
+  }
+  return {};
 }
 
 check_outcome check_case(const gpu_context& ctx, case_state& s) {
-  const auto& k = *ctx.k;
-  auto n = s.ref.size();
   if (auto call = guarded_call(ctx, ctx.candidate, s, s.first);
       call.status != eval_status::passed)
     return call;
-  auto cmp = compare_outputs(
-    output_part(s.first), s.ref.data(), n, ctx.atol, ctx.rtol);
-  if (!cmp.ok)
-    return {eval_status::incorrect,
-      describe(cmp, k.element_name(cmp.index, s.dims)), cmp.max_abs_error,
-      cmp.max_rel_error};
+  auto cmp = against_reference(s, s.first);
+  if (cmp.status != eval_status::passed)
+    return cmp;
   if (auto call = guarded_call(ctx, ctx.candidate, s, s.second);
       call.status != eval_status::passed)
     return {call.status, call.detail, cmp.max_abs_error, cmp.max_rel_error};
-  auto diff
-    = first_bitwise_difference(output_part(s.first), output_part(s.second), n);
-  if (diff != n)
-    return {eval_status::incorrect,
-      "not deterministic: " + k.element_name(diff, s.dims) + " was "
-        + value_text(output_part(s.first)[diff]) + ", then "
-        + value_text(output_part(s.second)[diff]) + " on the same inputs",
-      cmp.max_abs_error, cmp.max_rel_error};
-  return {eval_status::passed, {}, cmp.max_abs_error, cmp.max_rel_error};
+  if (auto why = first_difference(s); !why.empty())
+    return {eval_status::incorrect, why, cmp.max_abs_error, cmp.max_rel_error};
+  return cmp;
 }
 
 /// Draws case `c`, uploads it and computes its reference on the CPU.
@@ -111,16 +137,18 @@ std::string prepare_case(const gpu_context& ctx, case_state& s, uint32_t c,
   uint64_t workload_seed) {
   auto style = c == ctx.timing.check_seeds ? input_style::offset_large
                                            : input_style::random;
-  s.inputs
-    = ctx.k->make_inputs(s.dims, style, derive_seed(workload_seed, c));
-  if (auto why = s.problem.upload(s.inputs); !why.empty())
+  s.inputs = s.p.make_inputs(style, derive_seed(workload_seed, c));
+  if (auto why = s.buffers.upload(s.inputs); !why.empty())
     return why;
-  std::vector<const float*> ptrs;
+  std::vector<const void*> in;
   for (const auto& buf : s.inputs)
-    ptrs.push_back(buf.data());
+    in.push_back(buf.data());
+  std::vector<double*> out;
+  for (auto& r : s.ref)
+    out.push_back(r.data());
   if (auto why = ctx.reference_code.unlock(); !why.empty())
     return "reference: " + why;
-  ctx.k->call_reference(ctx.reference, ptrs.data(), s.ref.data(), s.dims.data());
+  s.p.call_reference(ctx.reference, in.data(), out.data());
   return ctx.reference_code.lock();
 }
 
@@ -129,15 +157,15 @@ std::string prepare_case(const gpu_context& ctx, case_state& s, uint32_t c,
 check_outcome check_gpu_workload(
   gpu_context& ctx, const workload& w, uint64_t workload_seed) {
   case_state s;
-  s.dims = ctx.k->dims(w);
-  auto sizes = ctx.k->sizes(s.dims);
-  auto problem = device_problem::make(*ctx.api, sizes);
-  if (!problem)
+  s.p = problem_of(ctx, w);
+  auto buffers = device_problem::make(*ctx.api, s.p);
+  if (!buffers)
     return {eval_status::runtime_error, "workload " + w.name
                                           + ": cannot allocate its buffers: "
-                                          + render(problem.error())};
-  s.problem = std::move(*problem);
-  s.ref.resize(sizes.output);
+                                          + render(buffers.error())};
+  s.buffers = std::move(*buffers);
+  for (const auto& t : s.p.outputs())
+    s.ref.emplace_back(t.elements);
   check_outcome result;
   auto random_cases = ctx.timing.check_seeds;
   for (uint32_t c = 0; c <= random_cases; ++c) {

@@ -134,15 +134,29 @@ check_outcome prepare_context(gpu_context& ctx, gpu_api& api,
   return load_entries(ctx, req);
 }
 
+/// Makes the reference's code executable again when a request is done, so
+/// that a process calling the harness in-process (tests) can run the
+/// object's destructors at exit; the runners _exit instead.
+struct unlock_when_done {
+  const code_lock& code;
+  ~unlock_when_done() {
+    code.unlock();
+  }
+};
+
 } // namespace
 
 uint64_t flush_bytes_for(uint64_t l2_bytes) {
   return std::max(2 * l2_bytes, min_flush_bytes);
 }
 
+problem problem_of(const gpu_context& ctx, const workload& w) {
+  return problem::make(*ctx.k, w, ctx.atol, ctx.rtol);
+}
+
 std::string call_on_device(const gpu_context& ctx, void* fn,
-  device_problem& problem, const problem_dims& dims) {
-  auto rc = ctx.gk->call(fn, problem.inputs().data(), problem.output(),
+  device_problem& buffers, const problem_dims& dims) {
+  auto rc = ctx.gk->call(fn, buffers.inputs().data(), buffers.outputs().data(),
     dims.data(), ctx.api->stream());
   if (rc != 0)
     return "the kernel returned error " + std::to_string(rc) + ": "
@@ -162,19 +176,19 @@ gpu_runner_reply run_gpu_request(
     return std::move(reply);
   };
   task_spec task;
+  task.name = "requested";
+  task.backend = req.backend;
   task.kind = req.kind;
   task.dtype = req.dtype;
   task.atol = req.atol;
   task.rtol = req.rtol;
   task.workloads = req.workloads;
-  if (auto why = check_task(task); !why.empty())
+  if (auto why = check_gpu_task(task); !why.empty())
     return fail(eval_status::rejected, std::move(why));
   gpu_context ctx;
+  unlock_when_done unlock{ctx.reference_code};
   ctx.k = find_kind(req.kind);
   ctx.gk = find_gpu_kind(req.kind);
-  if (ctx.gk == nullptr)
-    return fail(eval_status::rejected,
-      "kind '" + req.kind + "' has no GPU entry ABI");
   if (auto ready = prepare_context(ctx, api, req, reply);
       ready.status != eval_status::passed)
     return fail(ready.status, std::move(ready.detail));

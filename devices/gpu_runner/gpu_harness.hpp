@@ -4,7 +4,10 @@
 // reference and the baseline on every workload, following
 // BENCHMARK-PROTOCOL.md sections 2 and 3 as the CPU harness does
 // (devices/runner/harness.hpp) with device memory, CUDA/HIP events and a
-// device-wide synchronise (docs/harness.md, "CUDA and HIP backends").
+// device-wide synchronise (docs/harness.md, "CUDA and HIP backends"). Every
+// kind, fp32 gemm and definition tasks alike, is seen through the CPU
+// side's generic problem (devices/kinds/problem.hpp): typed buffers, the
+// reference's fp64 outputs, per-output tolerances and element names.
 //
 // Runs in the runner process after the sandbox is in place, on its main
 // thread; candidate host code runs in this same address space.
@@ -28,6 +31,7 @@ namespace eat::devices {
 /// Everything one workload's phases need; built once per request.
 struct gpu_context {
   gpu_api* api = nullptr;
+  /// The CPU side of the kind: layouts, drawing, reference calls.
   const kind* k = nullptr;
   const gpu_kind* gk = nullptr;
   /// Entry points found with dlsym: the reference runs on the CPU.
@@ -36,6 +40,7 @@ struct gpu_context {
   void* candidate = nullptr;
   /// The reference's code, inaccessible except while the harness calls it.
   code_lock reference_code;
+  /// fp32 kinds' tolerances (definition outputs carry their own).
   double atol = 0;
   double rtol = 0;
   timing_options timing;
@@ -50,12 +55,14 @@ struct gpu_context {
 /// kernels, then each workload in turn until one fails. Never throws.
 gpu_runner_reply run_gpu_request(gpu_api& api, const gpu_runner_request& req);
 
-/// Calls `fn` on `problem` and waits for the whole device; returns "" or
+/// The problem of workload `w` as the harness sees it.
+problem problem_of(const gpu_context& ctx, const workload& w);
+
+/// Calls `fn` on `buffers` and waits for the whole device; returns "" or
 /// why the call failed (an error code returned, or a fault the device
 /// reported).
-std::string call_on_device(
-  const gpu_context& ctx, void* fn, device_problem& problem,
-  const problem_dims& dims);
+std::string call_on_device(const gpu_context& ctx, void* fn,
+  device_problem& buffers, const problem_dims& dims);
 
 /// Checks the candidate on workload `w` against the reference:
 /// `check_seeds` random cases and one structured case.

@@ -1,85 +1,164 @@
 #include "devices/gpu_runner/gpu_problem.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "actors/protocol/error.hpp"
 
 namespace eat::devices {
 
+namespace {
+
+/// Device allocations are never empty: a 0-element tensor still gets a
+/// valid, distinct pointer.
+constexpr size_t min_allocation = 256;
+
+/// Fills `n` bytes at `out` with the poison of elements of type `t`.
+void fill_poison(dtype t, std::byte* out, size_t n) {
+  if (poisoned_by_memset(t)) {
+    std::memset(out, 0xff, n);
+    return;
+  }
+  auto pattern = poison_pattern(t);
+  auto size = size_of(t);
+  for (size_t i = 0; i < n; ++i)
+    std::memcpy(out + i, reinterpret_cast<const std::byte*>(&pattern) + i % size,
+      1);
+}
+
+} // namespace
+
+bool poisoned_by_memset(dtype t) {
+  return is_floating(t);
+}
+
+guarded_bytes poison_image(dtype t, size_t elements) {
+  guarded_bytes image(elements * size_of(t) + 2 * gpu_guard_bytes);
+  fill_poison(t, image.data(), image.size());
+  return image;
+}
+
+bool guard_zones_intact(dtype t, const guarded_bytes& downloaded) {
+  if (downloaded.size() < 2 * gpu_guard_bytes)
+    return false;
+  guarded_bytes zone(gpu_guard_bytes);
+  fill_poison(t, zone.data(), zone.size());
+  // The trailing zone starts at a whole number of elements, so its pattern
+  // is in phase with the leading one (zones are multiples of 8 bytes).
+  return std::memcmp(downloaded.data(), zone.data(), zone.size()) == 0
+         && std::memcmp(downloaded.data() + downloaded.size() - zone.size(),
+              zone.data(), zone.size())
+              == 0;
+}
+
+std::vector<input_position> perturb_inputs(
+  const workload& w, std::vector<typed_buffer>& inputs, rng& gen) {
+  std::vector<input_position> changed;
+  bool fp32_kind = w.inputs.empty();
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    auto& buf = inputs[i];
+    if (buf.size() == 0 || !is_floating(buf.type()))
+      continue;
+    size_t at = 0;
+    if (fp32_kind
+        || (w.inputs[i].generator == "random" && !w.inputs[i].scalar)) {
+      at = gen.below(buf.size());
+      buf.set(at, draw_value(input_style::random, gen));
+    } else if (w.inputs[i].generator == "uniform" && !w.inputs[i].scalar) {
+      at = gen.below(buf.size());
+      buf.set(at, gen.uniform(w.inputs[i].low, w.inputs[i].high));
+    } else {
+      continue;
+    }
+    changed.emplace_back(i, at);
+  }
+  return changed;
+}
+
 caf::expected<device_problem> device_problem::make(
-  gpu_api& api, const buffer_sizes& sizes) {
+  gpu_api& api, const problem& p) {
   device_problem result;
   result.api_ = &api;
-  for (auto n : sizes.inputs) {
-    auto mem = device_memory::make(api, n * sizeof(float));
+  for (const auto& t : p.inputs()) {
+    auto bytes = std::max(t.elements * size_of(t.type), min_allocation);
+    auto mem = device_memory::make(api, bytes);
     if (!mem)
       return std::move(mem.error());
-    result.input_ptrs_.push_back(mem->floats());
+    result.input_ptrs_.push_back(mem->get());
     result.in_.push_back(std::move(*mem));
   }
-  auto out = device_memory::make(
-    api, (sizes.output + 2 * gpu_guard_floats) * sizeof(float));
-  if (!out)
-    return std::move(out.error());
-  result.out_ = std::move(*out);
-  result.output_size_ = sizes.output;
+  for (const auto& t : p.outputs()) {
+    auto mem = device_memory::make(
+      api, t.elements * size_of(t.type) + 2 * gpu_guard_bytes);
+    if (!mem)
+      return std::move(mem.error());
+    result.output_ptrs_.push_back(
+      static_cast<std::byte*>(mem->get()) + gpu_guard_bytes);
+    result.out_.push_back(std::move(*mem));
+    result.out_types_.push_back(t.type);
+    result.images_.push_back(poisoned_by_memset(t.type)
+                               ? guarded_bytes{}
+                               : poison_image(t.type, t.elements));
+  }
   return result;
 }
 
-std::string device_problem::upload(
-  const std::vector<std::vector<float>>& inputs) {
+std::string device_problem::upload(const std::vector<typed_buffer>& inputs) {
   for (size_t i = 0; i < in_.size(); ++i)
-    if (auto why = api_->to_device(
-          in_[i].get(), inputs[i].data(), inputs[i].size() * sizeof(float));
-        !why.empty())
-      return why;
+    if (inputs[i].bytes() > 0)
+      if (auto why
+          = api_->to_device(in_[i].get(), inputs[i].data(), inputs[i].bytes());
+          !why.empty())
+        return why;
   return {};
 }
 
-std::string device_problem::upload_one(
-  size_t input, size_t index, float value) {
-  return api_->to_device(in_[input].floats() + index, &value, sizeof(value));
+std::string device_problem::upload_element(
+  const std::vector<typed_buffer>& inputs, input_position at) {
+  const auto& buf = inputs[at.first];
+  auto size = size_of(buf.type());
+  auto offset = at.second * size;
+  return api_->to_device(static_cast<std::byte*>(in_[at.first].get()) + offset,
+    static_cast<const std::byte*>(buf.data()) + offset, size);
 }
 
 std::string device_problem::poison() {
-  return api_->fill_async(out_.get(), 0xff, out_.bytes());
+  for (size_t o = 0; o < out_.size(); ++o) {
+    auto why = images_[o].empty()
+                 ? api_->fill_async(out_[o].get(), 0xff, out_[o].bytes())
+                 : api_->to_device(
+                   out_[o].get(), images_[o].data(), images_[o].size());
+    if (!why.empty())
+      return why;
+  }
+  return {};
 }
 
-std::string device_problem::download(std::vector<float>& host) const {
-  host.resize(output_size_ + 2 * gpu_guard_floats);
-  return api_->to_host(host.data(), out_.get(), out_.bytes());
+std::string device_problem::download(std::vector<guarded_bytes>& host) const {
+  host.resize(out_.size());
+  for (size_t o = 0; o < out_.size(); ++o) {
+    host[o].resize(out_[o].bytes());
+    if (auto why = api_->to_host(host[o].data(), out_[o].get(), out_[o].bytes());
+        !why.empty())
+      return why;
+  }
+  return {};
 }
 
 caf::expected<bool> device_problem::inputs_equal(
-  const std::vector<std::vector<float>>& expected) const {
-  std::vector<float> copy;
+  const std::vector<typed_buffer>& expected) const {
+  std::vector<std::byte> copy;
   for (size_t i = 0; i < in_.size(); ++i) {
-    copy.resize(expected[i].size());
-    if (auto why = api_->to_host(
-          copy.data(), in_[i].get(), copy.size() * sizeof(float));
+    copy.resize(expected[i].bytes());
+    if (copy.empty())
+      continue;
+    if (auto why = api_->to_host(copy.data(), in_[i].get(), copy.size());
         !why.empty())
       return make_error(error::runner_failed, why);
-    if (std::memcmp(copy.data(), expected[i].data(),
-          copy.size() * sizeof(float))
-        != 0)
+    if (std::memcmp(copy.data(), expected[i].data(), copy.size()) != 0)
       return false;
   }
   return true;
-}
-
-bool guard_zones_intact(const std::vector<float>& downloaded) {
-  auto intact = [](const float* p) {
-    for (size_t i = 0; i < gpu_guard_floats; ++i) {
-      uint32_t bits;
-      std::memcpy(&bits, p + i, sizeof(bits));
-      if (bits != gpu_poison_bits)
-        return false;
-    }
-    return true;
-  };
-  return downloaded.size() >= 2 * gpu_guard_floats
-         && intact(downloaded.data())
-         && intact(downloaded.data() + downloaded.size() - gpu_guard_floats);
 }
 
 } // namespace eat::devices

@@ -1,8 +1,15 @@
 // The device buffers of one problem as the GPU harness owns them: one
-// allocation per input and one output with poisoned guard zones on both
-// sides, to catch kernels that write outside their output. Poison is the
-// byte 0xff (every float a NaN no arithmetic produces: 0xffffffff), set with
-// an asynchronous memset on the harness's stream.
+// allocation per input and per output, in ABI order, each output with
+// guard zones on both sides to catch kernels that write outside it. The
+// layouts (dtype, element count) come from devices/kinds/problem.hpp, the
+// same for every kind.
+//
+// Poison: floating outputs (float32, float16, bfloat16) and their zones are
+// filled with the byte 0xff by an asynchronous memset on the harness's
+// stream: a negative NaN of every width, which no arithmetic produces (GPU
+// arithmetic yields the positive canonical NaN). Integer outputs get the CPU
+// harness's sentinel (poison_pattern(), "not written" in messages), copied
+// from a host image; integer outputs are rare and small.
 //
 // Owned by the GPU runner's harness; its only thread.
 
@@ -10,78 +17,99 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <caf/expected.hpp>
 
 #include "devices/gpu_runner/gpu_api.hpp"
-#include "devices/kind.hpp"
+#include "devices/kinds/problem.hpp"
 
 namespace eat::devices {
 
-/// Floats in each guard zone around a device output (16 KiB).
-constexpr size_t gpu_guard_floats = 4096;
+/// Bytes in each guard zone around a device output (16 KiB; keeps the
+/// output 256-byte aligned).
+constexpr size_t gpu_guard_bytes = 16384;
 
-/// Bit pattern of a poisoned float on the device.
-constexpr uint32_t gpu_poison_bits = 0xffffffffu;
+/// An output copied back with its guard zones: zone, data, zone.
+using guarded_bytes = std::vector<std::byte>;
 
-/// Inputs and a guarded output on the device.
+/// True if outputs of type `t` are poisoned with the byte 0xff (the
+/// floating types) rather than with an uploaded sentinel (the integers).
+bool poisoned_by_memset(dtype t);
+
+/// The bytes of a poisoned output of `elements` elements of type `t` with
+/// its guard zones, as poison() leaves it on the device.
+guarded_bytes poison_image(dtype t, size_t elements);
+
+/// True if the guard zones of a downloaded output of type `t` still hold
+/// the poison pattern.
+bool guard_zones_intact(dtype t, const guarded_bytes& downloaded);
+
+/// The output part of a downloaded output.
+inline const void* output_part(const guarded_bytes& downloaded) {
+  return downloaded.data() + gpu_guard_bytes;
+}
+
+/// One changed input element: (input, element index).
+using input_position = std::pair<size_t, size_t>;
+
+/// Redraws one element of each freely drawn floating input of `w` (as
+/// problem::perturb does on the CPU: never a scalar, an integer input or a
+/// structured one) and returns which elements changed, so that only those
+/// are copied to the device. fp32 kinds (no resolved inputs in `w`)
+/// perturb every input.
+std::vector<input_position> perturb_inputs(
+  const workload& w, std::vector<typed_buffer>& inputs, rng& gen);
+
+/// Inputs and guarded outputs on the device.
 class device_problem {
 public:
   /// No buffers; assign one from make().
   device_problem() = default;
 
-  /// Allocates buffers of `sizes` on the GPU of `api`.
-  static caf::expected<device_problem> make(
-    gpu_api& api, const buffer_sizes& sizes);
+  /// Allocates the buffers of `p` on the GPU of `api`.
+  static caf::expected<device_problem> make(gpu_api& api, const problem& p);
 
-  /// Copies host inputs (sizes as allocated) to the device, in place: the
-  /// device addresses never change.
-  std::string upload(const std::vector<std::vector<float>>& inputs);
+  /// Copies host inputs (as p.make_inputs() drew them) to the device, in
+  /// place: the device addresses never change.
+  std::string upload(const std::vector<typed_buffer>& inputs);
 
-  /// Copies element `index` of input `input` from `value`.
-  std::string upload_one(size_t input, size_t index, float value);
+  /// Copies element `at.second` of input `at.first` from `inputs`.
+  std::string upload_element(
+    const std::vector<typed_buffer>& inputs, input_position at);
 
-  /// Poisons the output and both guard zones (asynchronously).
+  /// Poisons every output and its guard zones (asynchronously for floats).
   std::string poison();
 
   /// Device pointers of the inputs, in ABI order.
-  const std::vector<const float*>& inputs() const {
+  const std::vector<const void*>& inputs() const {
     return input_ptrs_;
   }
 
-  /// Device pointer of the output (past the leading guard zone).
-  float* output() const {
-    return out_.floats() + gpu_guard_floats;
+  /// Device pointers of the outputs (past each leading guard zone).
+  const std::vector<void*>& outputs() const {
+    return output_ptrs_;
   }
 
-  size_t output_size() const {
-    return output_size_;
-  }
-
-  /// Copies the output and its guard zones to `host` (resized to fit).
-  std::string download(std::vector<float>& host) const;
+  /// Copies every output with its guard zones to `host` (one entry per
+  /// output, resized to fit).
+  std::string download(std::vector<guarded_bytes>& host) const;
 
   /// True if the inputs on the device still equal `expected`, or why the
   /// comparison could not be made.
   caf::expected<bool> inputs_equal(
-    const std::vector<std::vector<float>>& expected) const;
+    const std::vector<typed_buffer>& expected) const;
 
 private:
   gpu_api* api_ = nullptr;
   std::vector<device_memory> in_;
-  std::vector<const float*> input_ptrs_;
-  device_memory out_;
-  size_t output_size_ = 0;
+  std::vector<const void*> input_ptrs_;
+  std::vector<device_memory> out_;
+  std::vector<void*> output_ptrs_;
+  std::vector<dtype> out_types_;
+  /// Integer outputs: the image poison() copies; empty for floats.
+  std::vector<guarded_bytes> images_;
 };
-
-/// True if the guard zones of a downloaded output (download()) still hold
-/// the poison pattern.
-bool guard_zones_intact(const std::vector<float>& downloaded);
-
-/// The output part of a downloaded output.
-inline const float* output_part(const std::vector<float>& downloaded) {
-  return downloaded.data() + gpu_guard_floats;
-}
 
 } // namespace eat::devices

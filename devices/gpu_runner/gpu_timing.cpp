@@ -1,11 +1,12 @@
 // The timing phase of one workload on a GPU (BENCHMARK-PROTOCOL.md
-// section 3). Each sample: poison the output, flush L2 (a memset of a
+// section 3). Each sample: poison the outputs, flush L2 (a memset of a
 // buffer >= 2x L2) and reset persisting L2, record the start event, call,
 // record the stop event, synchronise the whole device; the sample is the
 // time between the events. Baseline and candidate alternate in random
 // order; inputs are perturbed every round; every timed output is checked
-// against the baseline's output of the same round on a random subset of
-// elements, and completely on each set's last round.
+// against the baseline's output of the same round (the baseline was checked
+// against the reference) on a random subset of elements of each output,
+// and completely on each set's last round.
 
 #include <algorithm>
 #include <chrono>
@@ -29,9 +30,9 @@ constexpr size_t input_sets = 2;
 /// Elements of each timed output compared with the baseline's.
 constexpr size_t checked_elements = 4096;
 
-/// One input set on the device, with an output for each kernel.
+/// One input set on the device, with outputs for each kernel.
 struct gpu_set {
-  std::vector<std::vector<float>> inputs;
+  std::vector<typed_buffer> inputs;
   device_problem baseline;
   device_problem candidate;
   bool used = false;
@@ -60,19 +61,19 @@ std::string flush_l2(const gpu_context& ctx, uint8_t value) {
   return ctx.api->reset_persisting_l2();
 }
 
-timed_call time_one(const gpu_context& ctx, void* fn, device_problem& problem,
+timed_call time_one(const gpu_context& ctx, void* fn, device_problem& buffers,
   const problem_dims& dims, uint8_t flush_value) {
   timed_call t;
   auto& api = *ctx.api;
-  for (auto why : {problem.poison(), flush_l2(ctx, flush_value)})
+  for (auto why : {buffers.poison(), flush_l2(ctx, flush_value)})
     if (!why.empty())
       return {0, 0, 0, why};
   auto cpu0 = cpu_now_ns();
   auto t0 = std::chrono::steady_clock::now();
   if (auto why = api.record(0); !why.empty())
     return {0, 0, 0, why};
-  auto rc = ctx.gk->call(
-    fn, problem.inputs().data(), problem.output(), dims.data(), api.stream());
+  auto rc = ctx.gk->call(fn, buffers.inputs().data(),
+    buffers.outputs().data(), dims.data(), api.stream());
   auto stop = api.record(1);
   auto sync = api.synchronize();
   t.wall_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -96,20 +97,19 @@ timed_call time_one(const gpu_context& ctx, void* fn, device_problem& problem,
   return t;
 }
 
-caf::expected<std::vector<gpu_set>> make_sets(const gpu_context& ctx,
-  const problem_dims& dims, uint64_t workload_seed) {
-  auto sizes = ctx.k->sizes(dims);
+caf::expected<std::vector<gpu_set>> make_sets(
+  const gpu_context& ctx, const problem& p, uint64_t workload_seed) {
   std::vector<gpu_set> sets;
   for (size_t s = 0; s < input_sets; ++s) {
     gpu_set set;
-    set.inputs = ctx.k->make_inputs(
-      dims, input_style::random, derive_seed(workload_seed, set_stream + s));
-    for (auto* p : {&set.baseline, &set.candidate}) {
-      auto problem = device_problem::make(*ctx.api, sizes);
-      if (!problem)
-        return std::move(problem.error());
-      *p = std::move(*problem);
-      if (auto why = p->upload(set.inputs); !why.empty())
+    set.inputs = p.make_inputs(
+      input_style::random, derive_seed(workload_seed, set_stream + s));
+    for (auto* d : {&set.baseline, &set.candidate}) {
+      auto buffers = device_problem::make(*ctx.api, p);
+      if (!buffers)
+        return std::move(buffers.error());
+      *d = std::move(*buffers);
+      if (auto why = d->upload(set.inputs); !why.empty())
         return make_error(error::runner_failed, why);
     }
     sets.push_back(std::move(set));
@@ -117,47 +117,57 @@ caf::expected<std::vector<gpu_set>> make_sets(const gpu_context& ctx,
   return sets;
 }
 
-/// Changes one element of each input on the host and in both problems.
-std::string perturb(gpu_set& set, rng& gen) {
-  for (size_t i = 0; i < set.inputs.size(); ++i) {
-    auto at = gen.below(set.inputs[i].size());
-    auto value = draw_value(input_style::random, gen);
-    set.inputs[i][at] = value;
-    for (auto* p : {&set.baseline, &set.candidate})
-      if (auto why = p->upload_one(i, at, value); !why.empty())
+/// Changes one element of each freely drawn input on the host and in both
+/// kernels' buffers.
+std::string perturb(const workload& w, gpu_set& set, rng& gen) {
+  for (auto at : perturb_inputs(w, set.inputs, gen))
+    for (auto* d : {&set.baseline, &set.candidate})
+      if (auto why = d->upload_element(set.inputs, at); !why.empty())
         return why;
-  }
   return {};
 }
 
-/// Compares the round's candidate output with the baseline's: `all`
-/// elements, or a random subset.
-std::string check_round(const gpu_context& ctx, const gpu_set& set,
-  const problem_dims& dims, rng& gen, bool all) {
-  std::vector<float> base;
-  std::vector<float> cand;
+/// Compares `count` elements of output `o` from `from` on with the
+/// baseline's, at twice the output's tolerances; "" or the failure.
+std::string compare_range(const problem& p, size_t o,
+  const guarded_bytes& cand, const guarded_bytes& base, size_t from,
+  size_t count) {
+  const auto& t = p.outputs()[o];
+  auto size = size_of(t.type);
+  auto cmp = compare_outputs(t.type,
+    static_cast<const std::byte*>(output_part(cand)) + from * size,
+    static_cast<const std::byte*>(output_part(base)) + from * size, count,
+    2 * t.atol, 2 * t.rtol);
+  if (cmp.ok)
+    return {};
+  return "output differs from the baseline's on the same inputs: "
+         + describe(cmp, p.element_name(o, from + cmp.index));
+}
+
+/// Compares the round's candidate outputs with the baseline's: every
+/// element (`all`), or a random subset of each output.
+std::string check_round(
+  const problem& p, const gpu_set& set, rng& gen, bool all) {
+  std::vector<guarded_bytes> base;
+  std::vector<guarded_bytes> cand;
   for (auto why : {set.baseline.download(base), set.candidate.download(cand)})
     if (!why.empty())
       return why;
-  if (!guard_zones_intact(cand))
-    return "wrote outside its output buffer";
-  auto n = set.candidate.output_size();
-  auto compare = [&](size_t from, size_t count) {
-    return compare_outputs(output_part(cand) + from, output_part(base) + from,
-      count, 2 * ctx.atol, 2 * ctx.rtol);
-  };
-  auto fail = [&](const comparison& cmp, size_t from) {
-    return "output differs from the baseline's on the same inputs: "
-           + describe(cmp, ctx.k->element_name(from + cmp.index, dims));
-  };
-  if (all) {
-    auto cmp = compare(0, n);
-    return cmp.ok ? std::string{} : fail(cmp, 0);
-  }
-  for (size_t i = 0; i < std::min(n, checked_elements); ++i) {
-    auto at = gen.below(n);
-    if (auto cmp = compare(at, 1); !cmp.ok)
-      return fail(cmp, at);
+  for (size_t o = 0; o < cand.size(); ++o) {
+    const auto& t = p.outputs()[o];
+    if (!guard_zones_intact(t.type, cand[o]))
+      return "wrote outside its output buffer '" + t.name + "'";
+    if (all) {
+      if (auto why = compare_range(p, o, cand[o], base[o], 0, t.elements);
+          !why.empty())
+        return why;
+      continue;
+    }
+    for (size_t i = 0; i < std::min(t.elements, checked_elements); ++i)
+      if (auto why
+          = compare_range(p, o, cand[o], base[o], gen.below(t.elements), 1);
+          !why.empty())
+        return why;
   }
   return {};
 }
@@ -186,9 +196,10 @@ double median_of(std::vector<int64_t> xs) {
   return xs.empty() ? 0 : static_cast<double>(xs[xs.size() / 2]);
 }
 
-timing_outcome verify_timed(const gpu_context& ctx, const workload& w,
-  const problem_dims& dims, std::vector<gpu_set>& sets, rng& gen,
-  const std::vector<int64_t>& candidate_wall, timing_outcome result);
+timing_outcome verify_timed(const workload& w, const problem& p,
+  std::vector<gpu_set>& sets, rng& gen,
+  const std::vector<int64_t>& candidate_wall, timing_outcome result,
+  size_t allowed_threads);
 
 } // namespace
 
@@ -200,29 +211,26 @@ timing_outcome time_gpu_workload(
     result.detail = "workload " + w.name + ", timing: " + std::move(why);
     return std::move(result);
   };
-  auto dims = ctx.k->dims(w);
-  auto sizes = ctx.k->sizes(dims);
-  uint64_t elements = 2 * sizes.output;
-  for (auto n : sizes.inputs)
-    elements += n;
-  result.set_bytes = elements * sizeof(float);
-  auto sets = make_sets(ctx, dims, workload_seed);
+  auto p = problem_of(ctx, w);
+  const auto& dims = p.dims();
+  result.set_bytes = p.set_bytes();
+  auto sets = make_sets(ctx, p, workload_seed);
   if (!sets)
     return fail(eval_status::runtime_error, render(sets.error()));
   result.input_sets = static_cast<uint32_t>(sets->size());
   rng gen{derive_seed(workload_seed, order_stream)};
   for (uint32_t i = 0; i < ctx.timing.warmup; ++i) {
     auto& set = (*sets)[i % sets->size()];
-    for (auto [fn, p] : {std::pair{ctx.baseline, &set.baseline},
+    for (auto [fn, d] : {std::pair{ctx.baseline, &set.baseline},
            std::pair{ctx.candidate, &set.candidate}})
-      if (auto t = time_one(ctx, fn, *p, dims, 0); !t.error.empty())
+      if (auto t = time_one(ctx, fn, *d, dims, 0); !t.error.empty())
         return fail(eval_status::runtime_error, "warm-up: " + t.error);
   }
   std::vector<int64_t> candidate_wall;
   auto start = std::chrono::steady_clock::now();
   for (size_t round = 0; round < max_rounds; ++round) {
     auto& set = (*sets)[round % sets->size()];
-    if (auto why = perturb(set, gen); !why.empty())
+    if (auto why = perturb(w, set, gen); !why.empty())
       return fail(eval_status::runtime_error, why);
     set.used = true;
     auto flush_value = static_cast<uint8_t>(round);
@@ -237,7 +245,7 @@ timing_outcome time_gpu_workload(
     for (const auto* t : {&base, &cand})
       if (!t->error.empty())
         return fail(eval_status::runtime_error, t->error);
-    if (auto why = check_round(ctx, set, dims, gen, false); !why.empty())
+    if (auto why = check_round(p, set, gen, false); !why.empty())
       return fail(eval_status::incorrect, why);
     result.baseline_ns.push_back(base.event_ns);
     result.candidate_ns.push_back(cand.event_ns);
@@ -250,15 +258,16 @@ timing_outcome time_gpu_workload(
     if (sampling_done(ctx.timing, result.candidate_ns, elapsed))
       break;
   }
-  return verify_timed(
-    ctx, w, dims, *sets, gen, candidate_wall, std::move(result));
+  return verify_timed(w, p, *sets, gen, candidate_wall, std::move(result),
+    ctx.allowed_threads);
 }
 
 namespace {
 
-timing_outcome verify_timed(const gpu_context& ctx, const workload& w,
-  const problem_dims& dims, std::vector<gpu_set>& sets, rng& gen,
-  const std::vector<int64_t>& candidate_wall, timing_outcome result) {
+timing_outcome verify_timed(const workload& w, const problem& p,
+  std::vector<gpu_set>& sets, rng& gen,
+  const std::vector<int64_t>& candidate_wall, timing_outcome result,
+  size_t allowed_threads) {
   auto fail = [&](eval_status status, std::string why) {
     result.status = status;
     result.detail = "workload " + w.name + ", timed calls: " + std::move(why);
@@ -266,7 +275,7 @@ timing_outcome verify_timed(const gpu_context& ctx, const workload& w,
   };
   if (has_child_processes())
     return fail(eval_status::rejected, child_processes_text);
-  if (ctx.allowed_threads > 0 && thread_count() > ctx.allowed_threads)
+  if (allowed_threads > 0 && thread_count() > allowed_threads)
     return fail(eval_status::rejected, "hidden threads: extra threads still "
                                        "running after the timed calls");
   if (shows_hidden_threads(result.candidate_cpu_ns, result.candidate_wall_ns,
@@ -287,7 +296,7 @@ timing_outcome verify_timed(const gpu_context& ctx, const workload& w,
         + " ns until the device was idle (median)");
   for (const auto& set : sets)
     if (set.used)
-      if (auto why = check_round(ctx, set, dims, gen, true); !why.empty())
+      if (auto why = check_round(p, set, gen, true); !why.empty())
         return fail(eval_status::incorrect, why);
   return result;
 }

@@ -1,0 +1,317 @@
+// Specification of the GPU runners' harness on definition tasks, run on the
+// CPU: the harness (devices/gpu_runner/gpu_harness.hpp) drives a fake
+// gpu_api whose "device memory" is host memory and whose "kernels" are host
+// functions with the GPU entry ABI, compiled with g++. Everything the
+// harness does around a kernel (typed buffers from the generic problem,
+// poisoning, guard zones, input read-back, the reference in fp64, the
+// second run, per-output tolerances and names, timing and the per-round
+// output checks) is the code that runs on a real GPU; only the runtime
+// calls are faked. The fp32 gemm kind goes through the same path.
+
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <memory>
+
+#include "actors/protocol/error.hpp"
+#include "devices/compiler.hpp"
+#include "devices/gpu_runner/gpu_harness.hpp"
+#include "tests/devices/gpu_definition_host_api.hpp"
+#include "tests/devices/test_support.hpp"
+
+using namespace eat;
+using namespace eat::devices;
+using namespace eat::devices::test;
+
+namespace {
+
+/// A small definition task: C = A·Bᵀ (float32, M×N) and rows[i] = i + 1
+/// (int32, M), from A (M×K) and B (N×K).
+workload mini_gemm(int64_t m, int64_t n, int64_t k) {
+  workload w;
+  w.name = "m" + std::to_string(m);
+  w.axes = {{"M", m}, {"N", n}, {"K", k}};
+  w.abi_axes = {m, n, k};
+  tensor_arg a;
+  a.name = "A";
+  a.dtype = "float32";
+  a.shape = {m, k};
+  auto b = a;
+  b.name = "B";
+  b.shape = {n, k};
+  w.inputs = {a, b};
+  tensor_arg c;
+  c.name = "C";
+  c.dtype = "float32";
+  c.shape = {m, n};
+  c.atol = 1e-4;
+  c.rtol = 1e-4;
+  tensor_arg rows;
+  rows.name = "rows";
+  rows.dtype = "int32";
+  rows.shape = {m};
+  w.outputs = {c, rows};
+  w.flops = 2.0 * static_cast<double>(m * n * k);
+  w.bytes = 4.0 * static_cast<double>(m * k + n * k + m * n + m);
+  return w;
+}
+
+constexpr const char* mini_reference = R"(#include <cstdint>
+extern "C" void eat_kernel_reference(const void* const* in,
+    double* const* out, const int64_t* axes) {
+  const int64_t m = axes[0], n = axes[1], k = axes[2];
+  const float* a = static_cast<const float*>(in[0]);
+  const float* b = static_cast<const float*>(in[1]);
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      double s = 0;
+      for (int64_t p = 0; p < k; ++p)
+        s += static_cast<double>(a[i * k + p]) * b[j * k + p];
+      out[0][i * n + j] = s;
+    }
+    out[1][i] = static_cast<double>(i + 1);
+  }
+}
+)";
+
+/// A host "GPU" kernel of the mini task with `body` after each element of C,
+/// `row` writing each element of rows, and `tail` before returning `rc`.
+std::string mini_kernel(const std::string& body = "",
+  const std::string& tail = "", const std::string& rc = "0",
+  const std::string& row = "rows[i] = static_cast<int32_t>(i + 1);") {
+  return R"(#include <cmath>
+#include <cstdint>
+extern "C" int eat_kernel(const void* const* in, void* const* out,
+    const int64_t* axes, void* stream) {
+  const int64_t m = axes[0], n = axes[1], k = axes[2];
+  const float* a = static_cast<const float*>(in[0]);
+  const float* b = static_cast<const float*>(in[1]);
+  float* c = static_cast<float*>(out[0]);
+  int32_t* rows = static_cast<int32_t*>(out[1]);
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      float s = 0;
+      for (int64_t p = 0; p < k; ++p)
+        s += a[i * k + p] * b[j * k + p];
+      c[i * n + j] = s;
+)" + body + R"(
+    }
+    )" + row + R"(
+  }
+)" + tail + "\n  return " + rc + ";\n}\n";
+}
+
+struct fixture {
+  scratch_dir dir = make_temp_dir();
+  compiler gxx = make_compiler();
+  host_gpu_api api;
+
+  compiler make_compiler() {
+    auto made = compiler::make("g++", (dir.path() / "cache").string(), 120);
+    REQUIRE(made);
+    return std::move(*made);
+  }
+
+  std::string build(const std::string& source, const std::string& file) {
+    auto out = gxx.compile(source, {"-O1", "-std=c++17"}, file);
+    REQUIRE(out);
+    INFO(out->log);
+    REQUIRE(out->ok);
+    return out->so_path;
+  }
+
+  gpu_runner_request request(const std::string& kind,
+    std::vector<workload> workloads, const std::string& reference,
+    const std::string& baseline, const std::string& candidate) {
+    gpu_runner_request req;
+    req.kind = kind;
+    req.dtype = "float32";
+    req.atol = 1e-4;
+    req.rtol = 1e-4;
+    req.workloads = std::move(workloads);
+    req.reference_so = build(reference, "reference.cpp");
+    req.baseline_so = build(baseline, "baseline.cpp");
+    req.candidate_so = build(candidate, "candidate.cpp");
+    req.seed = 42;
+    req.timing.warmup = 1;
+    req.timing.min_samples = 3;
+    req.timing.min_time_s = 0;
+    req.timing.max_time_s = 0.1;
+    req.timing.check_seeds = 2;
+    req.backend = "fake";
+    return req;
+  }
+
+  gpu_runner_reply run_mini(const std::string& candidate) {
+    auto req = request("definition", {mini_gemm(5, 6, 7), mini_gemm(3, 17, 33)},
+      mini_reference, mini_kernel(), candidate);
+    return run_gpu_request(api, req);
+  }
+};
+
+} // namespace
+
+TEST_CASE("the GPU harness passes a correct definition kernel on every "
+          "workload, output by output") {
+  fixture f;
+  auto reply = f.run_mini(mini_kernel("", "", "0 * m"));
+  INFO(reply.detail);
+  REQUIRE(reply.status == eval_status::passed);
+  REQUIRE(reply.workloads.size() == 2);
+  for (const auto& w : reply.workloads) {
+    CHECK(w.status == eval_status::passed);
+    CHECK(w.candidate_ns.size() >= 3);
+    CHECK(w.candidate_ns.size() == w.baseline_ns.size());
+    CHECK(w.input_sets == 2);
+    CHECK(w.max_rel_error < 1e-4);
+  }
+  // One timing set: A and B, plus C and rows twice (baseline, candidate).
+  CHECK(reply.workloads[0].set_bytes == 4 * (5 * 7 + 6 * 7) + 2 * 4 * (5 * 6 + 5));
+  CHECK(reply.gpu_name == "host memory");
+  CHECK(reply.flush_bytes == flush_bytes_for(uint64_t{1} << 20));
+}
+
+TEST_CASE("the GPU harness names the wrong element of a definition output") {
+  fixture f;
+  auto reply = f.run_mini(mini_kernel("if (i == 2 && j == 4) c[i * n + j] += 0.5f;"));
+  CHECK(reply.status == eval_status::incorrect);
+  CHECK_THAT(reply.detail, Catch::Contains("C[2][4]"));
+  CHECK_THAT(reply.detail, Catch::Contains("workload m5"));
+}
+
+TEST_CASE("the GPU harness reports an integer output left unwritten") {
+  fixture f;
+  auto reply = f.run_mini(mini_kernel("", "", "0",
+    "if (i + 1 < m) rows[i] = static_cast<int32_t>(i + 1);"));
+  CHECK(reply.status == eval_status::incorrect);
+  CHECK_THAT(reply.detail, Catch::Contains("rows[4]"));
+  CHECK_THAT(reply.detail, Catch::Contains("not written"));
+}
+
+TEST_CASE("the GPU harness catches a write past a definition output") {
+  fixture f;
+  auto reply = f.run_mini(mini_kernel("", "c[m * n + 3] = 1.0f;"));
+  CHECK(reply.status == eval_status::incorrect);
+  CHECK_THAT(reply.detail, Catch::Contains("outside its output buffer 'C'"));
+}
+
+TEST_CASE("the GPU harness catches a write before an integer output") {
+  fixture f;
+  auto reply = f.run_mini(mini_kernel("", "rows[-1] = 7;"));
+  CHECK(reply.status == eval_status::incorrect);
+  CHECK_THAT(reply.detail, Catch::Contains("outside its output buffer 'rows'"));
+}
+
+TEST_CASE("the GPU harness catches a kernel that writes its inputs") {
+  fixture f;
+  auto reply = f.run_mini(
+    mini_kernel("", "const_cast<float*>(a)[0] = 0.25f;"));
+  CHECK(reply.status == eval_status::incorrect);
+  CHECK_THAT(reply.detail, Catch::Contains("input mutated"));
+}
+
+TEST_CASE("the GPU harness catches a kernel whose runs differ") {
+  fixture f;
+  auto reply = f.run_mini(mini_kernel("",
+    "static int calls = 0; if (calls++ % 2 == 1) c[0] = std::nextafter(c[0], "
+    "1e9f);"));
+  CHECK(reply.status == eval_status::incorrect);
+  CHECK_THAT(reply.detail, Catch::Contains("not deterministic: C[0][0]"));
+}
+
+TEST_CASE("the GPU harness reports a kernel's error code as a runtime error") {
+  fixture f;
+  auto reply = f.run_mini(mini_kernel("", "", "700"));
+  CHECK(reply.status == eval_status::runtime_error);
+  CHECK_THAT(reply.detail, Catch::Contains("returned error 700: fake error 700"));
+}
+
+TEST_CASE("the GPU harness refuses a definition kernel without eat_kernel") {
+  fixture f;
+  auto reply = f.run_mini("extern \"C\" int eat_gemm() { return 0; }\n");
+  CHECK(reply.status == eval_status::compile_error);
+  CHECK_THAT(reply.detail, Catch::Contains("does not define eat_kernel"));
+}
+
+TEST_CASE("the GPU harness refuses kinds without a GPU entry ABI and "
+          "unresolved definition workloads") {
+  fixture f;
+  auto req = f.request("definition", {mini_gemm(2, 2, 2)}, mini_reference,
+    mini_kernel(), mini_kernel());
+  SECTION("rmsnorm has no GPU ABI") {
+    req.kind = "rmsnorm";
+    auto reply = run_gpu_request(f.api, req);
+    CHECK(reply.status == eval_status::rejected);
+    CHECK_THAT(reply.detail, Catch::Contains("no GPU entry ABI"));
+  }
+  SECTION("a definition workload without outputs") {
+    req.workloads[0].outputs.clear();
+    auto reply = run_gpu_request(f.api, req);
+    CHECK(reply.status == eval_status::rejected);
+    CHECK_THAT(reply.detail, Catch::Contains("no outputs"));
+  }
+}
+
+TEST_CASE("the fp32 gemm kind runs through the same GPU harness path") {
+  fixture f;
+  auto kernel = [](const std::string& body) {
+    return R"(#include <cstdint>
+extern "C" int eat_gemm(const float* a, const float* b, float* c, int64_t m,
+    int64_t n, int64_t k, void* stream) {
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      float s = 0;
+      for (int64_t p = 0; p < k; ++p) s += a[i * k + p] * b[p * n + j];
+      c[i * n + j] = s;
+    }
+)" + body + "\n  return 0;\n}\n";
+  };
+  auto reference = read_source("kernels/sgemm_cuda/reference.cpp");
+  auto run = [&](const std::string& candidate) {
+    return run_gpu_request(f.api, f.request("gemm", {gemm_workload(9, 13, 11)},
+                                    reference, kernel(""), candidate));
+  };
+  auto good = run(kernel(""));
+  INFO(good.detail);
+  CHECK(good.status == eval_status::passed);
+  auto bad = run(kernel("c[5] += 1.0f;"));
+  CHECK(bad.status == eval_status::incorrect);
+  CHECK_THAT(bad.detail, Catch::Contains("C[0][5]"));
+  auto wild = run(kernel("c[m * n] = 0.0f;"));
+  CHECK(wild.status == eval_status::incorrect);
+  CHECK_THAT(wild.detail, Catch::Contains("outside its output"));
+}
+
+TEST_CASE("device buffers follow the problem's layout: one per input, "
+          "guarded outputs, poison per dtype") {
+  host_gpu_api api;
+  auto p = problem::make(*find_kind("definition"), mini_gemm(2, 3, 4), 0, 0);
+  auto made = device_problem::make(api, p);
+  REQUIRE(made);
+  auto& d = *made;
+  REQUIRE(d.inputs().size() == 2);
+  REQUIRE(d.outputs().size() == 2);
+  CHECK(d.inputs()[0] != d.inputs()[1]);
+  for (auto* out : d.outputs())
+    CHECK(reinterpret_cast<uintptr_t>(out) % 256 == 0);
+  auto inputs = p.make_inputs(input_style::random, 9);
+  REQUIRE(d.upload(inputs).empty());
+  auto same = d.inputs_equal(inputs);
+  REQUIRE(same);
+  CHECK(*same);
+  REQUIRE(d.poison().empty());
+  std::vector<guarded_bytes> out;
+  REQUIRE(d.download(out).empty());
+  REQUIRE(out.size() == 2);
+  CHECK(out[0] == poison_image(dtype::float32, 6));
+  CHECK(out[1] == poison_image(dtype::int32, 2));
+  // A changed host element differs until it is copied.
+  inputs[1].set(5, 0.75);
+  same = d.inputs_equal(inputs);
+  REQUIRE(same);
+  CHECK_FALSE(*same);
+  REQUIRE(d.upload_element(inputs, {1, 5}).empty());
+  same = d.inputs_equal(inputs);
+  REQUIRE(same);
+  CHECK(*same);
+}

@@ -1,0 +1,82 @@
+// A gpu_api on host memory for the GPU harness's tests
+// (devices/gpu_runner/gpu_api.hpp is the seam): "device memory" is
+// aligned host memory, copies are memcpy, the stream is the calling thread
+// and the two events read the steady clock, so host functions with a GPU
+// entry ABI run through the harness exactly as kernels would. Used by one
+// test thread at a time.
+
+#pragma once
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "actors/protocol/error.hpp"
+#include "devices/gpu_runner/gpu_api.hpp"
+
+namespace eat::devices::test {
+
+/// A gpu_api on host memory: copies are memcpy, the stream is the calling
+/// thread, events read the steady clock.
+class host_gpu_api final : public gpu_api {
+public:
+  const char* backend() const override {
+    return "fake";
+  }
+  std::string open(int index) override {
+    return index == 0 ? "" : "no such fake GPU";
+  }
+  gpu_identity identity() const override {
+    return {"host memory", "FAKE-0", uint64_t{1} << 20};
+  }
+  void* stream() const override {
+    return nullptr;
+  }
+  caf::expected<void*> allocate(size_t bytes) override {
+    void* p = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
+    if (p == nullptr)
+      return make_error(error::runner_failed, "out of fake device memory");
+    return p;
+  }
+  void release(void* ptr) override {
+    std::free(ptr);
+  }
+  std::string to_device(void* dst, const void* src, size_t bytes) override {
+    std::memcpy(dst, src, bytes);
+    return {};
+  }
+  std::string to_host(void* dst, const void* src, size_t bytes) override {
+    std::memcpy(dst, src, bytes);
+    return {};
+  }
+  std::string fill_async(void* ptr, int value, size_t bytes) override {
+    std::memset(ptr, value, bytes);
+    return {};
+  }
+  std::string reset_persisting_l2() override {
+    return {};
+  }
+  std::string record(int event) override {
+    events_[event] = std::chrono::steady_clock::now();
+    return {};
+  }
+  caf::expected<float> elapsed_ms() override {
+    return std::chrono::duration<float, std::milli>(events_[1] - events_[0])
+      .count();
+  }
+  std::string synchronize() override {
+    return {};
+  }
+  std::string error_text(int code) const override {
+    return "fake error " + std::to_string(code);
+  }
+  std::string clock_snapshot() override {
+    return "host clocks";
+  }
+
+private:
+  std::chrono::steady_clock::time_point events_[2];
+};
+
+} // namespace eat::devices::test

@@ -5,7 +5,11 @@
 //         candidate's median time (goal < 1 %);
 //   (ii)  agreement with Google Benchmark timing the same .so in this
 //         process, pinned to the same core, rotating input sets of the same
-//         total size (goal: medians within 5 %);
+//         total size, in a round after each evaluation of (i) (this VM
+//         changes speed for seconds at a time, so the two must alternate):
+//         the median of its rounds' medians of single calls against the
+//         median of the harness's medians (goal: within 5 %), and for
+//         comparison the same with batches of 10 calls;
 //   (iii) device utilisation with 100 queued candidates: a device pool over
 //         one cpu device, distinct template instances (every compile is
 //         real), busy_s / wall_s as the pool measures them (goal >= 95 %).
@@ -19,6 +23,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <string>
 #include <thread>
 #include <vector>
@@ -165,25 +170,128 @@ candidate tiled(
   return c;
 }
 
-// -- (i) repeatability
+// -- (ii) Google Benchmark
+// -----------------------------------------------------
+
+/// Collects the median aggregate of each benchmark, by name, and prints
+/// nothing (the bench prints one line per round).
+class median_reporter : public benchmark::BenchmarkReporter {
+public:
+  bool ReportContext(const Context&) override {
+    return true;
+  }
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const auto& r : runs)
+      if (r.run_type == Run::RT_Aggregate && r.aggregate_name == "median")
+        median_ns[r.run_name.function_name] = r.GetAdjustedRealTime();
+  }
+  std::map<std::string, double> median_ns;
+};
+
+/// Google Benchmark's medians for one round: of single calls (one call per
+/// repetition, as each harness sample is one call), and of the means of
+/// batches of 10 back-to-back calls (GB's usual way).
+struct gb_figures {
+  double single_ns = 0;
+  double batch_ns = 0;
+};
+
+/// The kernel of a `.so`, registered with Google Benchmark once, over the
+/// runner's rotation of input sets, on the device's core.
+class gb_timer {
+public:
+  gb_timer(const std::string& so_path, int64_t size, int core,
+    int repetitions) {
+    auto* lib = ::dlopen(so_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (lib == nullptr) {
+      std::fprintf(stderr, "harness_bench: dlopen: %s\n", ::dlerror());
+      std::exit(1);
+    }
+    fn_ = reinterpret_cast<gemm_fn>(::dlsym(lib, "eat_gemm"));
+    size_ = size;
+    core_ = core;
+    // The runner's rotation: input sets exceeding max(2 x LLC, 32 MiB).
+    const auto* k = devices::find_kind("gemm");
+    std::vector<int64_t> dims{size, size, size};
+    auto sizes = k->sizes(dims);
+    uint64_t set_bytes = 4 * (sizes.inputs[0] + sizes.inputs[1]);
+    auto target
+      = std::max<uint64_t>(2 * devices::last_level_cache_bytes(), 32u << 20);
+    auto count = std::max<uint64_t>(2, (target + set_bytes - 1) / set_bytes);
+    for (uint64_t i = 0; i < count; ++i)
+      inputs_.push_back(k->make_inputs(
+        dims, devices::input_style::random, devices::derive_seed(7, i)));
+    out_.resize(sizes.output);
+    auto body = [this](benchmark::State& state) {
+      for (auto _ : state) {
+        auto& in = inputs_[next_++ % inputs_.size()];
+        fn_(in[0].data(), in[1].data(), out_.data(), size_, size_, size_);
+        benchmark::DoNotOptimize(out_.data());
+        benchmark::ClobberMemory();
+      }
+    };
+    benchmark::RegisterBenchmark("eat_gemm_single", body)
+      ->Unit(benchmark::kNanosecond)
+      ->Iterations(1)
+      ->Repetitions(repetitions)
+      ->ReportAggregatesOnly(true)
+      ->UseRealTime();
+    benchmark::RegisterBenchmark("eat_gemm_batch10", body)
+      ->Unit(benchmark::kNanosecond)
+      ->Iterations(10)
+      ->Repetitions(std::max(repetitions / 10, 5))
+      ->ReportAggregatesOnly(true)
+      ->UseRealTime();
+  }
+
+  /// Times one round on the device's core (the bench thread is moved there
+  /// and back, so that the device's runner has the core to itself).
+  gb_figures round() {
+    cpu_set_t old_set;
+    ::sched_getaffinity(0, sizeof(old_set), &old_set);
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(core_, &set);
+    ::sched_setaffinity(0, sizeof(set), &set);
+    median_reporter reporter;
+    benchmark::RunSpecifiedBenchmarks(&reporter);
+    ::sched_setaffinity(0, sizeof(old_set), &old_set);
+    return {reporter.median_ns["eat_gemm_single"],
+            reporter.median_ns["eat_gemm_batch10"]};
+  }
+
+private:
+  gemm_fn fn_ = nullptr;
+  int64_t size_ = 0;
+  int core_ = 0;
+  std::vector<std::vector<std::vector<float>>> inputs_;
+  std::vector<float> out_;
+  size_t next_ = 0;
+};
+
+// -- (i) repeatability, alternating with (ii)
 // ---------------------------------------------------------
 
 struct repeat_figures {
   std::vector<double> medians_ns;
-  std::string so_path;
-  int core = 0;
+  std::vector<double> gb_single_ns;
+  std::vector<double> gb_batch_ns;
 };
 
+/// Evaluates the kernel `s.evaluations` times; after each evaluation,
+/// Google Benchmark times the same .so for a round, so that both sample the
+/// same states of the machine (on this VM the same calls run at ~1.75 or
+/// ~2.0 ms for seconds at a time, in a standalone program too).
 repeat_figures repeatability(const settings& s, devices::device& dev,
-  const task_spec& task, const candidate& c) {
+  const task_spec& task, const candidate& c, int core) {
   auto objects = dev.prepare(task, c);
   if (objects.status != eval_status::passed) {
     std::fprintf(stderr, "harness_bench: cannot compile: %s\n%s\n",
       objects.detail.c_str(), objects.build_log.c_str());
     std::exit(1);
   }
+  gb_timer gb{objects.candidate_object, s.size, core, s.quick ? 40 : 50};
   repeat_figures out;
-  out.so_path = objects.candidate_object;
   for (int i = 0; i < s.evaluations; ++i) {
     auto r = dev.run(task, c, objects, 1000 + static_cast<uint64_t>(i));
     if (r.status != eval_status::passed || r.workloads.empty()) {
@@ -193,74 +301,16 @@ repeat_figures repeatability(const settings& s, devices::device& dev,
     }
     const auto& w = r.workloads[0];
     out.medians_ns.push_back(w.candidate_median_ns);
+    auto g = gb.round();
+    out.gb_single_ns.push_back(g.single_ns);
+    out.gb_batch_ns.push_back(g.batch_ns);
     std::printf("  evaluation %2d: median %.3f ms, %u samples, sample CV "
-                "%.2f %%\n",
-      i + 1, w.candidate_median_ns / 1e6, w.samples, 100 * w.candidate_cv);
+                "%.2f %%; then Google Benchmark: %.3f ms single calls, "
+                "%.3f ms batches of 10\n",
+      i + 1, w.candidate_median_ns / 1e6, w.samples, 100 * w.candidate_cv,
+      g.single_ns / 1e6, g.batch_ns / 1e6);
   }
   return out;
-}
-
-// -- (ii) Google Benchmark
-// -----------------------------------------------------
-
-/// Collects the median aggregate of each benchmark.
-class median_reporter : public benchmark::ConsoleReporter {
-public:
-  void ReportRuns(const std::vector<Run>& runs) override {
-    for (const auto& r : runs)
-      if (r.run_type == Run::RT_Aggregate && r.aggregate_name == "median")
-        median_ns = r.GetAdjustedRealTime();
-    ConsoleReporter::ReportRuns(runs);
-  }
-  double median_ns = 0;
-};
-
-double google_benchmark_median(
-  const std::string& so_path, int64_t size, int core, int repetitions) {
-  auto* lib = ::dlopen(so_path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (lib == nullptr) {
-    std::fprintf(stderr, "harness_bench: dlopen: %s\n", ::dlerror());
-    std::exit(1);
-  }
-  auto fn = reinterpret_cast<gemm_fn>(::dlsym(lib, "eat_gemm"));
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  CPU_SET(core, &set);
-  ::sched_setaffinity(0, sizeof(set), &set);
-  // The runner's rotation: input sets exceeding max(2 x LLC, 32 MiB).
-  const auto* k = devices::find_kind("gemm");
-  std::vector<int64_t> dims{size, size, size};
-  auto sizes = k->sizes(dims);
-  uint64_t set_bytes = 4 * (sizes.inputs[0] + sizes.inputs[1]);
-  auto target
-    = std::max<uint64_t>(2 * devices::last_level_cache_bytes(), 32u << 20);
-  auto count = std::max<uint64_t>(2, (target + set_bytes - 1) / set_bytes);
-  std::vector<std::vector<std::vector<float>>> inputs;
-  for (uint64_t i = 0; i < count; ++i)
-    inputs.push_back(k->make_inputs(
-      dims, devices::input_style::random, devices::derive_seed(7, i)));
-  std::vector<float> out(sizes.output);
-  // Batches of 10 calls per repetition (GB's time per call is the batch's
-  // mean), back to back as the harness's samples are; the median over the
-  // repetitions is then comparable with the harness's median.
-  size_t i = 0;
-  benchmark::RegisterBenchmark("eat_gemm",
-    [&](benchmark::State& state) {
-      for (auto _ : state) {
-        auto& in = inputs[i++ % inputs.size()];
-        fn(in[0].data(), in[1].data(), out.data(), size, size, size);
-        benchmark::DoNotOptimize(out.data());
-        benchmark::ClobberMemory();
-      }
-    })
-    ->Unit(benchmark::kNanosecond)
-    ->Iterations(10)
-    ->Repetitions(repetitions)
-    ->ReportAggregatesOnly(true)
-    ->UseRealTime();
-  median_reporter reporter;
-  benchmark::RunSpecifiedBenchmarks(&reporter);
-  return reporter.median_ns;
 }
 
 // -- (iii) utilisation
@@ -349,13 +399,11 @@ int main(int argc, char** argv) {
   auto task = sgemm_task(s.size);
   auto c = tiled("tiled", "ikj", 32, 256, 64);
   std::printf("(i) %d evaluations of tiled ikj 32x256x64 at m=n=k=%lld on "
-              "core %d\n",
+              "core %d, (ii) each followed by a Google Benchmark round\n",
     s.evaluations, static_cast<long long>(s.size), core);
-  auto rep = repeatability(s, *dev, task, c);
+  auto rep = repeatability(s, *dev, task, c, core);
   auto harness_median = median(rep.medians_ns);
-  std::printf("(ii) Google Benchmark on the same .so\n");
-  auto gb
-    = google_benchmark_median(rep.so_path, s.size, core, s.quick ? 100 : 300);
+  gb_figures gb{median(rep.gb_single_ns), median(rep.gb_batch_ns)};
   std::printf("(iii) device pool over one cpu device, %d queued candidates\n",
     s.candidates);
   auto load = utilisation(s, (scratch.path() / "iii").string());
@@ -366,9 +414,12 @@ int main(int argc, char** argv) {
     std::thread::hardware_concurrency());
   std::printf("  CV of %d repeated evaluations: %.2f %%   (goal < 1 %%)\n",
     s.evaluations, 100 * cv(rep.medians_ns));
-  std::printf("  Google Benchmark / harness median: %.3f ms / %.3f ms = "
-              "%.3f   (goal within 5 %%)\n",
-    gb / 1e6, harness_median / 1e6, gb / harness_median);
+  std::printf("  Google Benchmark / harness median, single calls: %.3f ms "
+              "/ %.3f ms = %.3f   (goal within 5 %%)\n",
+    gb.single_ns / 1e6, harness_median / 1e6, gb.single_ns / harness_median);
+  std::printf("  Google Benchmark / harness median, batches of 10 (mean "
+              "per call): %.3f ms / %.3f ms = %.3f\n",
+    gb.batch_ns / 1e6, harness_median / 1e6, gb.batch_ns / harness_median);
   std::printf("  device utilisation: %.1f s busy / %.1f s wall = %.1f %%   "
               "(goal >= 95 %%)\n",
     load.busy_s, load.wall_s, 100 * util);

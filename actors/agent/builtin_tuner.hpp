@@ -39,7 +39,7 @@ struct proposal {
 
 /// Proposes a configuration that is neither in `history` (the team's own
 /// evaluations, which steer the search) nor in `elsewhere` (what the run's
-/// other teams evaluated: skipped, and kept away from by "explore"). Fails
+/// other teams submitted: skipped, and kept away from by "explore"). Fails
 /// (agent_failed) when the task has no templates or every configuration
 /// has been tried.
 caf::expected<proposal> propose(const task_spec& task,

@@ -221,12 +221,16 @@ public:
     for (uint64_t i = 0; i < count; ++i)
       inputs_.push_back(k->make_inputs(
         dims, devices::input_style::random, devices::derive_seed(7, i)));
-    out_.resize(sizes.output);
+    // One output per input set, as the runner has (a single output reused
+    // by every call measured slower in a standalone program).
+    outs_.assign(count, std::vector<float>(sizes.output));
     auto body = [this](benchmark::State& state) {
       for (auto _ : state) {
-        auto& in = inputs_[next_++ % inputs_.size()];
-        fn_(in[0].data(), in[1].data(), out_.data(), size_, size_, size_);
-        benchmark::DoNotOptimize(out_.data());
+        auto set = next_++ % inputs_.size();
+        auto& in = inputs_[set];
+        auto* out = outs_[set].data();
+        fn_(in[0].data(), in[1].data(), out, size_, size_, size_);
+        benchmark::DoNotOptimize(out);
         benchmark::ClobberMemory();
       }
     };
@@ -265,7 +269,7 @@ private:
   int64_t size_ = 0;
   int core_ = 0;
   std::vector<std::vector<std::vector<float>>> inputs_;
-  std::vector<float> out_;
+  std::vector<std::vector<float>> outs_;
   size_t next_ = 0;
 };
 

@@ -51,30 +51,6 @@ bool guard_zones_intact(dtype t, const guarded_bytes& downloaded) {
               == 0;
 }
 
-std::vector<input_position> perturb_inputs(
-  const workload& w, std::vector<typed_buffer>& inputs, rng& gen) {
-  std::vector<input_position> changed;
-  bool fp32_kind = w.inputs.empty();
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    auto& buf = inputs[i];
-    if (buf.size() == 0 || !is_floating(buf.type()))
-      continue;
-    size_t at = 0;
-    if (fp32_kind
-        || (w.inputs[i].generator == "random" && !w.inputs[i].scalar)) {
-      at = gen.below(buf.size());
-      buf.set(at, draw_value(input_style::random, gen));
-    } else if (w.inputs[i].generator == "uniform" && !w.inputs[i].scalar) {
-      at = gen.below(buf.size());
-      buf.set(at, gen.uniform(w.inputs[i].low, w.inputs[i].high));
-    } else {
-      continue;
-    }
-    changed.emplace_back(i, at);
-  }
-  return changed;
-}
-
 caf::expected<device_problem> device_problem::make(
   gpu_api& api, const problem& p) {
   device_problem result;

@@ -54,13 +54,6 @@ inline const void* output_part(const guarded_bytes& downloaded) {
 /// One changed input element: (input, element index).
 using input_position = std::pair<size_t, size_t>;
 
-/// Redraws one element of each freely drawn floating input of `w` (as
-/// problem::perturb does on the CPU: never a scalar, an integer input or a
-/// structured one) and returns which elements changed, so that only those
-/// are copied to the device. fp32 kinds (no resolved inputs in `w`)
-/// perturb every input.
-std::vector<input_position> perturb_inputs(
-  const workload& w, std::vector<typed_buffer>& inputs, rng& gen);
 
 /// Inputs and guarded outputs on the device.
 class device_problem {

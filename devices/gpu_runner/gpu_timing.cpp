@@ -119,8 +119,8 @@ caf::expected<std::vector<gpu_set>> make_sets(
 
 /// Changes one element of each freely drawn input on the host and in both
 /// kernels' buffers.
-std::string perturb(const workload& w, gpu_set& set, rng& gen) {
-  for (auto at : perturb_inputs(w, set.inputs, gen))
+std::string perturb(const problem& p, gpu_set& set, rng& gen) {
+  for (auto at : p.perturb(set.inputs, gen))
     for (auto* d : {&set.baseline, &set.candidate})
       if (auto why = d->upload_element(set.inputs, at); !why.empty())
         return why;
@@ -230,7 +230,7 @@ timing_outcome time_gpu_workload(
   auto start = std::chrono::steady_clock::now();
   for (size_t round = 0; round < max_rounds; ++round) {
     auto& set = (*sets)[round % sets->size()];
-    if (auto why = perturb(w, set, gen); !why.empty())
+    if (auto why = perturb(p, set, gen); !why.empty())
       return fail(eval_status::runtime_error, why);
     set.used = true;
     auto flush_value = static_cast<uint8_t>(round);

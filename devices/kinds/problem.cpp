@@ -151,19 +151,29 @@ std::vector<typed_buffer> problem::make_inputs(
   return result;
 }
 
-void problem::perturb(std::vector<typed_buffer>& inputs, rng& gen) const {
+std::vector<std::pair<size_t, size_t>> problem::perturb(
+  std::vector<typed_buffer>& inputs, rng& gen) const {
+  std::vector<std::pair<size_t, size_t>> changed;
   for (size_t i = 0; i < inputs.size(); ++i) {
     auto& buf = inputs[i];
     if (buf.size() == 0 || !is_floating(buf.type()))
       continue;
-    if (kind_->is_fp32() || args_[i].generator == "random") {
-      if (!kind_->is_fp32() && args_[i].scalar)
-        continue;
-      buf.set(gen.below(buf.size()), draw_value(input_style::random, gen));
+    bool fp32 = kind_->is_fp32();
+    if (!fp32 && args_[i].scalar)
+      continue;
+    size_t at = 0;
+    if (fp32 || args_[i].generator == "random") {
+      at = gen.below(buf.size());
+      buf.set(at, draw_value(input_style::random, gen));
     } else if (args_[i].generator == "uniform") {
-      buf.set(gen.below(buf.size()), gen.uniform(args_[i].low, args_[i].high));
+      at = gen.below(buf.size());
+      buf.set(at, gen.uniform(args_[i].low, args_[i].high));
+    } else {
+      continue;
     }
+    changed.emplace_back(i, at);
   }
+  return changed;
 }
 
 void problem::call(

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "actors/protocol/task.hpp"
@@ -106,8 +107,10 @@ public:
 
   /// Redraws one element of each freely drawn floating input (never a
   /// scalar or a structured integer input), so that no two timed calls see
-  /// the same contents.
-  void perturb(std::vector<typed_buffer>& inputs, rng& gen) const;
+  /// the same contents. Returns the changed elements as (input, element),
+  /// so that a GPU harness copies just those to the device.
+  std::vector<std::pair<size_t, size_t>> perturb(
+    std::vector<typed_buffer>& inputs, rng& gen) const;
 
   /// Calls a candidate or baseline entry point.
   void call(void* fn, const void* const* inputs, void* const* outputs) const;

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <set>
+#include <string>
 #include <vector>
 
 #include "devices/kind.hpp"
@@ -27,6 +28,14 @@ problem small_problem() {
 void halves(const float*, float* out, int64_t rows, int64_t cols) {
   for (int64_t i = 0; i < rows * cols; ++i)
     out[i] = 0.5f;
+}
+
+tensor_arg arg(std::string name, std::string dtype, std::vector<int64_t> shape) {
+  tensor_arg a;
+  a.name = std::move(name);
+  a.dtype = std::move(dtype);
+  a.shape = std::move(shape);
+  return a;
 }
 
 /// Writes `value` into every element of the float output `out`.
@@ -109,4 +118,55 @@ TEST_CASE("a candidate output is compared only with a baseline output of the "
   CHECK(set.baseline_generation == 2);
   CHECK(sets[1].baseline_generation == 0);
   CHECK(check_set(p, set).empty());
+}
+
+TEST_CASE("a perturbation changes one element of each freely drawn floating "
+          "input and says which") {
+  workload w;
+  w.inputs = {arg("q", "bfloat16", {4, 8}), arg("idx", "int32", {4}),
+    arg("scale", "float32", {}), arg("w", "float16", {16})};
+  w.inputs[1].generator = "permutation";
+  w.inputs[2].scalar = true;
+  w.inputs[2].value = 0.5;
+  w.inputs[3].generator = "uniform";
+  w.inputs[3].low = 10;
+  w.inputs[3].high = 11;
+  auto p = problem::make(*find_kind("definition"), w, 0, 0);
+  std::vector<typed_buffer> inputs{typed_buffer{dtype::bfloat16, 32},
+    typed_buffer{dtype::int32, 4}, typed_buffer{dtype::float32, 1},
+    typed_buffer{dtype::float16, 16}};
+  inputs[2].set(0, 0.5);
+  auto before = inputs;
+  rng gen{7};
+  auto changed = p.perturb(inputs, gen);
+  REQUIRE(changed.size() == 2);
+  CHECK(changed[0].first == 0);
+  CHECK(changed[1].first == 3);
+  CHECK(changed[0].second < 32);
+  CHECK(changed[1].second < 16);
+  auto w_value = inputs[3].get(changed[1].second);
+  CHECK(w_value >= 10);
+  CHECK(w_value <= 11);
+  // Nothing else moved: not the permutation, not the scalar.
+  for (size_t i = 0; i < inputs.size(); ++i)
+    for (size_t e = 0; e < inputs[i].size(); ++e)
+      if (!(i == changed[0].first && e == changed[0].second)
+          && !(i == changed[1].first && e == changed[1].second))
+        CHECK(inputs[i].get(e) == before[i].get(e));
+}
+
+TEST_CASE("a perturbation of an fp32 kind changes every input") {
+  workload w;
+  w.name = "m2_n3_k3";
+  w.axes = {{"m", 2}, {"n", 3}, {"k", 3}};
+  auto p = problem::make(*find_kind("gemm"), w, 1e-4, 1e-4);
+  auto inputs = p.make_inputs(input_style::random, 5);
+  auto before = inputs;
+  rng gen{3};
+  auto changed = p.perturb(inputs, gen);
+  REQUIRE(changed.size() == 2);
+  CHECK(changed[0].first == 0);
+  CHECK(changed[1].first == 1);
+  for (const auto& [i, e] : changed)
+    CHECK(inputs[i].get(e) != before[i].get(e));
 }

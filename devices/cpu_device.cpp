@@ -238,7 +238,7 @@ eval_result cpu_device::run(const task_spec& task, const candidate& c,
     return fail(run->status, std::move(run->detail));
   auto scored = apply_speed_of_light(
     score_reply(*run->reply, task.workloads, seed), *find_kind(task.kind),
-    task.workloads, peak_);
+    task.workloads, peak_, cpu_peak_safety_factor);
   result.workloads = std::move(scored.workloads);
   result.geomean_speedup = scored.geomean_speedup;
   result.status = scored.status;

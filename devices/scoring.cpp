@@ -86,7 +86,7 @@ scored_run score_reply(const runner_reply& reply,
 }
 
 scored_run apply_speed_of_light(scored_run run, const kind& k,
-  const std::vector<workload>& workloads, const cpu_peak& peak) {
+  const std::vector<workload>& workloads, const cpu_peak& peak, double slack) {
   if (run.status != eval_status::passed)
     return run;
   for (size_t i = 0; i < workloads.size() && i < run.workloads.size(); ++i) {
@@ -94,11 +94,8 @@ scored_run apply_speed_of_light(scored_run run, const kind& k,
     auto t_sol = speed_of_light_ns(
       peak, k.useful_flops(dims), k.compulsory_bytes(dims));
     auto& w = run.workloads[i];
-    // The gate's peaks carry a safety factor; the fraction reported uses
-    // the peaks as measured.
     if (w.candidate_median_ns > 0)
-      w.sol_fraction
-        = t_sol * cpu_peak_safety_factor / w.candidate_median_ns;
+      w.sol_fraction = t_sol * slack / w.candidate_median_ns;
     if (!(w.candidate_median_ns < t_sol))
       continue;
     w.status = eval_status::rejected;

@@ -38,7 +38,11 @@ scored_run score_reply(const runner_reply& reply,
 /// in which some workload's candidate median is below that workload's T_SOL
 /// for `peak` becomes `rejected`, and so does that workload; its detail
 /// names the workload and both times. Any other run is returned unchanged.
+/// Each workload's sol_fraction is T_SOL × `slack` / candidate median:
+/// `slack` is how many times the gate's peaks exceed the peaks the fraction
+/// is reported against (cpu_peak_safety_factor on the CPU, whose gate
+/// multiplies measured peaks; 1 on a GPU, whose gate is the datasheet's).
 scored_run apply_speed_of_light(scored_run run, const kind& k,
-  const std::vector<workload>& workloads, const cpu_peak& peak);
+  const std::vector<workload>& workloads, const cpu_peak& peak, double slack);
 
 } // namespace eat::devices

@@ -83,7 +83,8 @@ TEST_CASE("the gate rejects a run whose median beats T_SOL on a workload") {
   const auto* k = find_kind("gemm");
   // Workload 2 (48^3): T_SOL = 2 * 48^3 ns = 221184 ns at 1 GFLOP/s.
   auto run = apply_speed_of_light(
-    passed_run(1e9, 1000), *k, task.workloads, one_giga);
+    passed_run(1e9, 1000), *k, task.workloads, one_giga,
+    cpu_peak_safety_factor);
   INFO(run.detail);
   CHECK(run.status == eval_status::rejected);
   CHECK(run.detail
@@ -99,8 +100,8 @@ TEST_CASE("the gate passes a run no faster than light, and leaves failed "
           "runs as they are") {
   auto task = sgemm_task();
   const auto* k = find_kind("gemm");
-  auto honest = apply_speed_of_light(
-    passed_run(1e9, 221184), *k, task.workloads, one_giga);
+  auto honest = apply_speed_of_light(passed_run(1e9, 221184), *k,
+    task.workloads, one_giga, cpu_peak_safety_factor);
   CHECK(honest.status == eval_status::passed);
   CHECK(honest.geomean_speedup == 2);
   // Exactly at the gate's T_SOL; the fraction reported is against the
@@ -109,9 +110,21 @@ TEST_CASE("the gate passes a run no faster than light, and leaves failed "
   auto failed = passed_run(1, 1);
   failed.status = eval_status::incorrect;
   failed.detail = "input mutated";
-  auto kept = apply_speed_of_light(failed, *k, task.workloads, one_giga);
+  auto kept = apply_speed_of_light(
+    failed, *k, task.workloads, one_giga, cpu_peak_safety_factor);
   CHECK(kept.status == eval_status::incorrect);
   CHECK(kept.detail == "input mutated");
+}
+
+TEST_CASE("with no slack, as on a GPU whose gate is the datasheet's, the "
+          "fraction reported is T_SOL over the median") {
+  auto task = sgemm_task();
+  const auto* k = find_kind("gemm");
+  // Workload 2 (48^3): T_SOL = 221184 ns; a median 4 times that is 25 %.
+  auto run = apply_speed_of_light(
+    passed_run(1e9, 4 * 221184), *k, task.workloads, one_giga, 1.0);
+  REQUIRE(run.status == eval_status::passed);
+  CHECK(run.workloads[1].sol_fraction == Approx(0.25));
 }
 
 TEST_CASE("a CPU device names its peaks in its description") {

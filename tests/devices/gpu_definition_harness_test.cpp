@@ -219,6 +219,19 @@ TEST_CASE("the GPU harness catches a kernel whose runs differ") {
   CHECK_THAT(reply.detail, Catch::Contains("not deterministic: C[0][0]"));
 }
 
+TEST_CASE("the GPU harness catches a kernel that writes zeros once it is "
+          "timed, and names the element") {
+  fixture f;
+  auto reply = f.run_mini(mini_kernel("",
+    "static int calls = 0; if (++calls > 12) for (int64_t i = 0; i < m * n; "
+    "++i) c[i] = 0;"));
+  CHECK(reply.status == eval_status::incorrect);
+  CHECK_THAT(reply.detail, Catch::Contains("timing: output differs from the "
+                                           "baseline's on the same inputs"));
+  INFO(reply.detail);
+  CHECK_THAT(reply.detail, Catch::Contains(" = 0 but expected "));
+}
+
 TEST_CASE("the GPU harness reports a kernel's error code as a runtime error") {
   fixture f;
   auto reply = f.run_mini(mini_kernel("", "", "700"));

@@ -1,7 +1,7 @@
 // Specification of definition tasks on a real CUDA GPU (ctest label "gpu";
 // run by scripts/gpu-check.sh): gemm_n4096_k4096's naive baseline passes on
 // every workload of the task, a wrong kernel is incorrect, a write past C
-// is caught, a tiled and a tensor-core template instance pass, and the
+// is caught, a tiled, a tensor-core and a warp-dot instance pass, and the
 // cuBLAS expert passes and is reported with its speedup; the CUDA MLA
 // decode baseline agrees with its reference.
 // On a machine without a CUDA GPU every case is skipped (exit code 77,
@@ -85,6 +85,14 @@ struct fixture {
     task.workloads = std::move(kept);
   }
 
+  /// M of the workload named `name`.
+  int64_t rows_of(const std::string& name) const {
+    for (const auto& w : task.workloads)
+      if (w.name == name)
+        return w.abi_axes.at(0);
+    return -1;
+  }
+
   eval_result evaluate(const std::string& source, uint64_t seed = 11) {
     return dev->evaluate(task, make_candidate("c", source), seed);
   }
@@ -129,16 +137,20 @@ TEST_CASE("on a CUDA GPU a write past C is caught") {
   CHECK_THAT(result.detail, Catch::Contains("outside its output buffer 'C'"));
 }
 
-TEST_CASE("on a CUDA GPU a tiled and a tensor-core instance pass") {
+TEST_CASE("on a CUDA GPU a tiled, a tensor-core and a warp-dot instance "
+          "pass") {
   fixture f;
-  f.only({7, 256});
+  f.only({1, 7, 256});
   for (const auto& [family, params] :
        {std::pair{std::string{"tiled"},
           param_map{{"block_m", "64"}, {"block_n", "64"}, {"block_k", "16"},
             {"thread_m", "4"}, {"thread_n", "4"}}},
          std::pair{std::string{"tensor_core"},
            param_map{{"warps_m", "2"}, {"warps_n", "2"}, {"frags_m", "2"},
-             {"frags_n", "2"}, {"block_k", "32"}}}}) {
+             {"frags_n", "2"}, {"block_k", "32"}}},
+         std::pair{std::string{"warp_dot"},
+           param_map{{"rows", "4"}, {"cols", "2"}, {"warps", "4"},
+             {"vec", "8"}}}}) {
     const template_family* fam = nullptr;
     for (const auto& x : f.task.families)
       if (x.name == family)
@@ -151,6 +163,12 @@ TEST_CASE("on a CUDA GPU a tiled and a tensor-core instance pass") {
     CHECK(result.status == eval_status::passed);
     std::printf("gemm_n4096_k4096 %s: geomean speedup %.2f\n",
       family.c_str(), result.geomean_speedup);
+    for (const auto& w : result.workloads)
+      std::printf("gemm_n4096_k4096 %s, M = %lld: median %.1f us, baseline "
+                  "%.1f us, %.1f %% of speed of light\n",
+        family.c_str(), static_cast<long long>(f.rows_of(w.workload)),
+        w.candidate_median_ns / 1e3, w.baseline_median_ns / 1e3,
+        100 * w.sol_fraction);
   }
 }
 

@@ -67,6 +67,11 @@ param_map wmma(const char* wm, const char* wn, const char* fm, const char* fn,
     {"frags_n", fn}, {"block_k", bk}};
 }
 
+param_map dot(const char* rows, const char* cols, const char* warps,
+  const char* vec) {
+  return {{"rows", rows}, {"cols", cols}, {"warps", warps}, {"vec", vec}};
+}
+
 param_map tile(const char* bm, const char* bn, const char* bk, const char* tm,
   const char* tn) {
   return {{"block_m", bm}, {"block_n", bn}, {"block_k", bk},
@@ -193,6 +198,14 @@ TEST_CASE("gemm_n4096_k4096's baseline, cuBLAS expert and template "
       make_candidate("w", instance(task, params, "tensor_core")), "sm_90");
     INFO(out.detail << out.build_log);
     CHECK(out.status == eval_status::passed);
+  }
+  for (const auto& params : {dot("1", "1", "2", "2"), dot("8", "4", "8", "8"),
+         dot("2", "2", "4", "4")}) {
+    auto out = tools->prepare(task,
+      make_candidate("d", instance(task, params, "warp_dot")), "sm_90");
+    INFO(out.detail << out.build_log);
+    CHECK(out.status == eval_status::passed);
+    CHECK(exports(out.candidate_object, "eat_kernel"));
   }
   SECTION("an instance over 1024 threads is an invalid combination") {
     auto bad = tools->prepare(task,

@@ -4,8 +4,9 @@
 // runner's process group, and maps how it ended to a status exactly as the
 // CPU device does (interpret_runner_end in devices/runner_client.hpp).
 //
-// It differs from run_runner only in the message types: the request is a
-// gpu_runner_request (devices/gpu_runner_protocol.hpp). Called from the GPU
+// It is run_runner_bytes (devices/runner_client.hpp) with other message
+// types: the request is a gpu_runner_request and the reply a
+// gpu_runner_reply (devices/gpu_runner_protocol.hpp). Called from the GPU
 // device's evaluating thread; returns after the runner and everything it
 // started are gone and its scratch directory is removed.
 

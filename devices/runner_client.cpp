@@ -178,19 +178,18 @@ runner_outcome interpret_runner_end(bool timed_out, double timeout_s,
   return out;
 }
 
-caf::expected<runner_outcome> run_runner(
-  const runner_launch& launch, const runner_request& req) {
+caf::expected<runner_run> run_runner_bytes(const runner_launch& launch,
+  const std::string& request, uint64_t nonce, const std::string& prefix) {
   auto start = std::chrono::steady_clock::now();
   auto deadline = deadline_in(launch.timeout_s);
-  auto scratch = scratch_dir::make(launch.scratch_parent, "run.");
+  auto scratch = scratch_dir::make(launch.scratch_parent, prefix);
   if (!scratch)
     return std::move(scratch.error());
   auto request_pipe = make_pipe();
   auto reply_pipe = make_pipe();
   if (!request_pipe || !reply_pipe)
     return make_error(error::runner_failed, "cannot open the runner's pipes");
-  auto sent = send_request(std::move(request_pipe->write), wire::encode(req));
-  if (!sent)
+  if (auto sent = send_request(std::move(request_pipe->write), request); !sent)
     return std::move(sent.error());
   process_spec spec;
   spec.argv = {launch.runner_path};
@@ -207,15 +206,26 @@ caf::expected<runner_outcome> run_runner(
   auto got = collect_reply(*child, reply_pipe->read.get(), deadline);
   auto status = child->reap();
   auto tails = output_tails(scratch->path());
-  auto out = got.too_large
-               ? runner_outcome{std::nullopt, eval_status::runtime_error,
-                 "malformed reply: more than 256 MiB", 0}
-               : interpret_runner_end(got.timed_out, launch.timeout_s, status,
-                 got.bytes, req.nonce, tails);
-  out.seconds
+  runner_run run;
+  run.outcome = got.too_large
+                  ? runner_outcome{std::nullopt, eval_status::runtime_error,
+                    "malformed reply: more than 256 MiB", 0}
+                  : interpret_runner_end(got.timed_out, launch.timeout_s,
+                    status, got.bytes, nonce, tails);
+  run.outcome.seconds
     = std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
         .count();
-  return out;
+  if (run.outcome.reply)
+    run.reply_bytes = std::move(got.bytes);
+  return run;
+}
+
+caf::expected<runner_outcome> run_runner(
+  const runner_launch& launch, const runner_request& req) {
+  auto run = run_runner_bytes(launch, wire::encode(req), req.nonce, "run.");
+  if (!run)
+    return std::move(run.error());
+  return std::move(run->outcome);
 }
 
 } // namespace eat::devices

@@ -48,6 +48,19 @@ struct runner_outcome {
 caf::expected<runner_outcome> run_runner(
   const runner_launch& launch, const runner_request& req);
 
+/// What run_runner_bytes saw: the outcome, and the reply's bytes when the
+/// outcome has a reply (a GPU runner's reply holds more than runner_reply).
+struct runner_run {
+  runner_outcome outcome;
+  std::string reply_bytes;
+};
+
+/// Runs the runner on an encoded request whose nonce is `nonce`, in a
+/// fresh scratch directory named `prefix` plus a random suffix; shared by
+/// the CPU and GPU devices. Errors as run_runner's.
+caf::expected<runner_run> run_runner_bytes(const runner_launch& launch,
+  const std::string& request, uint64_t nonce, const std::string& prefix);
+
 /// Maps how a runner ended to an outcome: `timed_out` if the deadline
 /// passed, the exit status, the bytes read from fd 4, and the tails of its
 /// stderr and stdout ("stderr: ...; stdout: ...", appended to failures).

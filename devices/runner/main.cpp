@@ -5,76 +5,28 @@
 // decoded; 3 if the sandbox cannot be set up; 4 if the reply cannot be
 // written. Failures before the reply are explained on stderr.
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <string>
-
 #include <unistd.h>
 
 #include "actors/protocol/wire.hpp"
 #include "devices/runner/harness.hpp"
+#include "devices/runner/runner_pipes.hpp"
 #include "devices/runner/sandbox.hpp"
 #include "devices/runner_protocol.hpp"
 
-namespace {
-
-/// Requests are a few KiB; anything near this is not from the device.
-constexpr size_t max_request_bytes = size_t{64} << 20;
-
-[[noreturn]] void die(int code, const std::string& why) {
-  std::fprintf(stderr, "eat-runner: %s\n", why.c_str());
-  std::fflush(stderr);
-  ::_exit(code);
-}
-
-std::string read_request() {
-  std::string bytes;
-  char buf[65536];
-  for (;;) {
-    auto n = ::read(eat::devices::runner_request_fd, buf, sizeof(buf));
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0)
-      die(2, std::string{"cannot read the request: "} + std::strerror(errno));
-    if (n == 0)
-      break;
-    bytes.append(buf, static_cast<size_t>(n));
-    if (bytes.size() > max_request_bytes)
-      die(2, "request too large");
-  }
-  ::close(eat::devices::runner_request_fd);
-  return bytes;
-}
-
-void write_reply(const std::string& bytes) {
-  size_t done = 0;
-  while (done < bytes.size()) {
-    auto n = ::write(
-      eat::devices::runner_reply_fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      die(4, std::string{"cannot write the reply: "} + std::strerror(errno));
-    done += static_cast<size_t>(n);
-  }
-}
-
-} // namespace
-
 int main() {
-  // Keep only stdin, stdout, stderr and the two protocol pipes.
-  ::close_range(eat::devices::runner_reply_fd + 1, ~0u, 0);
-  auto req = eat::wire::decode<eat::devices::runner_request>(read_request());
+  using namespace eat::devices;
+  constexpr const char* program = "eat-runner";
+  keep_only_protocol_fds();
+  auto req = eat::wire::decode<runner_request>(read_request_bytes(program));
   if (!req)
-    die(2, "malformed request: " + eat::render(req.error()));
-  auto sandbox = eat::devices::apply_sandbox(req->limits, req->core);
+    runner_exit(program, 2, "malformed request: " + eat::render(req.error()));
+  auto sandbox = apply_sandbox(req->limits, req->core);
   if (!sandbox.error.empty())
-    die(3, "cannot set up the sandbox: " + sandbox.error);
-  auto reply = eat::devices::run_request(*req);
+    runner_exit(program, 3, "cannot set up the sandbox: " + sandbox.error);
+  auto reply = run_request(*req);
   reply.network_isolated = sandbox.network_isolated;
   reply.core = sandbox.core;
-  write_reply(eat::wire::encode(reply));
+  write_reply_bytes(program, eat::wire::encode(reply));
   // _exit: no static destructors or atexit handlers of kernel code may run
   // (or write to fd 4) after the reply.
   ::_exit(0);

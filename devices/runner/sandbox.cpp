@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
@@ -25,7 +26,7 @@ std::string set_limit(
   return {};
 }
 
-std::string apply_limits(const runner_limits& limits) {
+std::string apply_limits(const runner_limits& limits, sandboxed who) {
   constexpr rlim_t mib = rlim_t{1} << 20;
   auto as = static_cast<rlim_t>(limits.address_space_mib) * mib;
   auto fsize = static_cast<rlim_t>(limits.file_size_mib) * mib;
@@ -35,11 +36,12 @@ std::string apply_limits(const runner_limits& limits) {
   for (auto err : {set_limit(RLIMIT_CORE, "RLIMIT_CORE", 0, 0),
          set_limit(RLIMIT_FSIZE, "RLIMIT_FSIZE", fsize, fsize),
          set_limit(RLIMIT_CPU, "RLIMIT_CPU", cpu, cpu + 1),
-         set_limit(RLIMIT_NPROC, "RLIMIT_NPROC", nproc, nproc),
-         set_limit(RLIMIT_AS, "RLIMIT_AS", as, as)})
+         set_limit(RLIMIT_NPROC, "RLIMIT_NPROC", nproc, nproc)})
     if (!err.empty())
       return err;
-  return {};
+  if (who == sandboxed::gpu_runner)
+    return {};
+  return set_limit(RLIMIT_AS, "RLIMIT_AS", as, as);
 }
 
 std::string pin(int32_t core) {
@@ -76,7 +78,8 @@ uint64_t user_task_count() {
   return count;
 }
 
-sandbox_report apply_sandbox(const runner_limits& limits, int32_t core) {
+sandbox_report apply_sandbox(
+  const runner_limits& limits, int32_t core, sandboxed who) {
   sandbox_report report;
   // posix_spawn already made us a group leader; repeat it for a runner
   // started by other means. Errors only mean "already leader".
@@ -88,12 +91,14 @@ sandbox_report apply_sandbox(const runner_limits& limits, int32_t core) {
     report.error = std::string{"PR_SET_NO_NEW_PRIVS: "} + std::strerror(errno);
     return report;
   }
+  if (who == sandboxed::gpu_runner)
+    ::setenv("CUDA_CACHE_DISABLE", "1", 1);
   // Without privileges (EPERM) the network stays reachable; the reply says.
   report.network_isolated = ::unshare(CLONE_NEWNET) == 0;
   if (report.error = pin(core); !report.error.empty())
     return report;
   report.core = core;
-  report.error = apply_limits(limits);
+  report.error = apply_limits(limits, who);
   return report;
 }
 

@@ -1,7 +1,13 @@
-// The runner's sandbox: what eat-runner does to itself after reading its
-// request and before loading any kernel code (docs/harness.md, "Sandbox").
-// Its own process group, resource limits, no new privileges, death with its
-// parent, a private network namespace where permitted, and one pinned core.
+// The runners' sandbox: what eat-runner, eat-cuda-runner and eat-hip-runner
+// do to themselves after reading the request and before loading any kernel
+// code or touching a GPU (docs/harness.md, "Sandbox"). Its own process
+// group, resource limits, no new privileges, death with its parent, a
+// private network namespace where permitted, and one pinned core. The GPU
+// runners go without RLIMIT_AS, which the GPU runtimes cannot live with
+// (they reserve hundreds of GiB of virtual address space for unified
+// addressing; device memory is bounded by the GPU and owned by the
+// harness), and disable the CUDA JIT cache (CUDA_CACHE_DISABLE=1) so that
+// a kernel never writes outside the scratch directory.
 //
 // Called once, from the runner's main thread, while it is the only thread.
 
@@ -24,8 +30,13 @@ struct sandbox_report {
   int32_t core = -1;
 };
 
+/// Which runner is sandboxed: the CPU runner gets every limit, a GPU runner
+/// no address-space limit and no CUDA JIT cache.
+enum class sandboxed { cpu_runner, gpu_runner };
+
 /// Applies `limits` and pins the calling process to `core`.
-sandbox_report apply_sandbox(const runner_limits& limits, int32_t core);
+sandbox_report apply_sandbox(const runner_limits& limits, int32_t core,
+  sandboxed who = sandboxed::cpu_runner);
 
 /// Returns the number of tasks (threads) owned by the real user id, as
 /// RLIMIT_NPROC counts them.

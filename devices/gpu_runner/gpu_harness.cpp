@@ -5,9 +5,9 @@
 #include <exception>
 #include <new>
 
-#include <dlfcn.h>
 
 #include "devices/runner/checks.hpp"
+#include "devices/runner/entries.hpp"
 
 namespace eat::devices {
 
@@ -16,47 +16,16 @@ namespace {
 /// Smallest L2 flush buffer: larger than any L2 cache of today.
 constexpr uint64_t min_flush_bytes = uint64_t{64} << 20;
 
-struct entry_lookup {
-  void* fn = nullptr;
-  std::string error;
-};
-
-entry_lookup load_entry(const std::string& path, const char* symbol) {
-  // Never closed: the runner exits after one request.
-  void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (handle == nullptr)
-    return {nullptr, std::string{"cannot load: "} + ::dlerror()};
-  ::dlerror();
-  void* fn = ::dlsym(handle, symbol);
-  if (fn == nullptr)
-    return {nullptr, std::string{"does not define "} + symbol
-                       + " (declare it extern \"C\" with the task's GPU ABI)"};
-  return {fn, {}};
-}
-
 /// Loads the three entry points into `ctx`; returns the failure, if any.
-check_outcome load_entries(gpu_context& ctx, const gpu_runner_request& req) {
-  auto ref = load_entry(req.reference_so, ctx.k->reference_entry);
-  if (!ref.fn)
-    return {eval_status::rejected, "the task's reference " + ref.error};
-  auto base = load_entry(req.baseline_so, ctx.gk->entry);
-  if (!base.fn)
-    return {eval_status::rejected, "the task's baseline " + base.error};
-  ctx.reference_code = code_lock::of(ref.fn);
-  if (auto why = ctx.reference_code.lock(); !why.empty())
-    return {eval_status::runtime_error,
-      "cannot lock the task's reference before loading the candidate: " + why};
-  auto threads = thread_count();
-  // Loading runs the candidate's static constructors inside the sandbox.
-  auto cand = load_entry(req.candidate_so, ctx.gk->entry);
-  if (!cand.fn)
-    return {eval_status::compile_error, "the candidate " + cand.error};
-  if (thread_count() > threads)
-    return {eval_status::rejected,
-      "hidden threads: the candidate's constructors started threads"};
-  ctx.reference = ref.fn;
-  ctx.baseline = base.fn;
-  ctx.candidate = cand.fn;
+check_outcome load_into(gpu_context& ctx, const gpu_runner_request& req) {
+  auto loaded = load_entries(req.reference_so, ctx.k->reference_entry,
+    req.baseline_so, req.candidate_so, ctx.gk->entry);
+  if (loaded.status != eval_status::passed)
+    return {loaded.status, std::move(loaded.detail)};
+  ctx.reference_code = loaded.reference_code;
+  ctx.reference = loaded.reference;
+  ctx.baseline = loaded.baseline;
+  ctx.candidate = loaded.candidate;
   return {};
 }
 
@@ -131,7 +100,7 @@ check_outcome prepare_context(gpu_context& ctx, gpu_api& api,
   ctx.atol = req.atol;
   ctx.rtol = req.rtol;
   ctx.timing = req.timing;
-  return load_entries(ctx, req);
+  return load_into(ctx, req);
 }
 
 /// Makes the reference's code executable again when a request is done, so

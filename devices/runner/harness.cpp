@@ -1,4 +1,5 @@
 #include "devices/runner/harness.hpp"
+#include "devices/runner/entries.hpp"
 #include "devices/runner/timing_sets.hpp"
 
 #include <algorithm>
@@ -6,7 +7,6 @@
 #include <exception>
 #include <new>
 
-#include <dlfcn.h>
 #include <unistd.h>
 
 namespace eat::devices {
@@ -15,76 +15,6 @@ namespace {
 
 /// Bytes the input sets of one workload should exceed together, at least.
 constexpr uint64_t min_rotation_bytes = uint64_t{32} << 20;
-
-/// A shared object's entry point, or why it could not be had.
-struct entry_lookup {
-  void* fn = nullptr;
-  std::string error;
-};
-
-entry_lookup load_entry(const std::string& path, const char* symbol) {
-  // The handle is never closed: the runner exits after one request.
-  void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (handle == nullptr)
-    return {nullptr, std::string{"cannot load: "} + ::dlerror()};
-  ::dlerror();
-  void* fn = ::dlsym(handle, symbol);
-  if (fn == nullptr)
-    return {nullptr, std::string{"does not define "} + symbol
-                       + " (declare it extern \"C\" with the task's ABI)"};
-  return {fn, {}};
-}
-
-
-/// Unlocks `code` when a kernel calls exit(): the atexit handler runs before
-/// the dynamic linker's finalisers, which run the locked object's fini code.
-void unlock_at_exit(const code_lock& code) {
-  static code_lock saved;
-  saved = code;
-  static const bool registered
-    = std::atexit([] { static_cast<void>(saved.unlock()); }) == 0;
-  static_cast<void>(registered);
-}
-
-/// The three entry points, or the status and detail of why not.
-struct loaded_entries {
-  void* reference = nullptr;
-  void* baseline = nullptr;
-  void* candidate = nullptr;
-  code_lock reference_code;
-  eval_status status = eval_status::passed;
-  std::string detail;
-};
-
-loaded_entries load_entries(const runner_request& req, const kind& k) {
-  loaded_entries result;
-  auto fail = [&](eval_status status, std::string detail) {
-    result.status = status;
-    result.detail = std::move(detail);
-    return std::move(result);
-  };
-  auto ref = load_entry(req.reference_so, k.reference_entry);
-  if (!ref.fn)
-    return fail(eval_status::rejected, "the task's reference " + ref.error);
-  auto base = load_entry(req.baseline_so, k.entry);
-  if (!base.fn)
-    return fail(eval_status::rejected, "the task's baseline " + base.error);
-  result.reference_code = code_lock::of(ref.fn);
-  unlock_at_exit(result.reference_code);
-  if (auto why = result.reference_code.lock(); !why.empty())
-    return fail(eval_status::runtime_error,
-      "cannot lock the task's reference before loading the candidate: "
-        + why);
-  // Loading runs the candidate's static constructors: from here on, its
-  // code runs inside the sandbox.
-  auto cand = load_entry(req.candidate_so, k.entry);
-  if (!cand.fn)
-    return fail(eval_status::compile_error, "the candidate " + cand.error);
-  result.reference = ref.fn;
-  result.baseline = base.fn;
-  result.candidate = cand.fn;
-  return result;
-}
 
 harness_context make_context(
   const runner_request& req, const kind& k, const loaded_entries& entries) {
@@ -168,7 +98,9 @@ runner_reply run_request(const runner_request& req) {
   if (auto why = check_task(task); !why.empty())
     return fail(eval_status::rejected, std::move(why));
   const auto& k = *find_kind(req.kind);
-  auto entries = load_entries(req, k);
+  auto entries = load_entries(
+    req.reference_so, k.reference_entry, req.baseline_so, req.candidate_so,
+    k.entry);
   if (entries.status != eval_status::passed)
     return fail(entries.status, std::move(entries.detail));
   auto ctx = make_context(req, k, entries);

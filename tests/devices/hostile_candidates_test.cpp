@@ -241,6 +241,19 @@ TEST_CASE("a kernel that leaves a CPU-burning thread behind is rejected") {
   CHECK(contains(result.detail, "hidden threads"));
 }
 
+TEST_CASE("a kernel whose static constructor starts a thread is rejected "
+          "when it is loaded") {
+  auto source = naive_kernel("", "", "#include <thread>\n")
+                + "\nnamespace {\nconst bool started = [] {\n"
+                  "  std::thread([] { for (;;) std::this_thread::yield(); })"
+                  ".detach();\n  return true;\n}();\n}\n";
+  auto result = evaluate_source(source);
+  INFO(result.detail);
+  CHECK(result.status == eval_status::rejected);
+  CHECK(contains(result.detail,
+    "hidden threads: the candidate's constructors started threads"));
+}
+
 TEST_CASE("a kernel that allocates beyond the address-space limit is a "
           "runtime error") {
   auto result

@@ -2,6 +2,7 @@
 // into a self-contained workload (docs/tasks.md, "Definition tasks").
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <set>
 
@@ -14,6 +15,33 @@ namespace fs = std::filesystem;
 namespace eat {
 
 namespace {
+
+/// Longest workload name made of the variable axes' values.
+constexpr size_t max_axes_name = 24;
+
+/// Renames the workloads after their variable axes ("m1", "m256") when
+/// every such name is short and unique; otherwise they keep the uuid's
+/// first 8 characters (the uuid itself is kept for exported traces).
+void name_by_axes(const definition_info& def, std::vector<workload>& ws) {
+  std::vector<std::string> names;
+  std::set<std::string> seen;
+  for (const auto& w : ws) {
+    std::string name;
+    for (const auto& a : def.axes) {
+      if (a.is_const)
+        continue;
+      std::string lower = a.name;
+      std::transform(lower.begin(), lower.end(), lower.begin(),
+        [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      name += (name.empty() ? "" : "_") + lower + std::to_string(w.axes.at(a.name));
+    }
+    if (name.empty() || name.size() > max_axes_name || !seen.insert(name).second)
+      return;
+    names.push_back(std::move(name));
+  }
+  for (size_t i = 0; i < ws.size(); ++i)
+    ws[i].name = std::move(names[i]);
+}
 
 using toml_check::number_rule;
 using toml_check::problems;
@@ -275,6 +303,7 @@ void read_definition_task(
           + ": duplicate workload name " + toml_check::quote(w->name));
     spec.workloads.push_back(std::move(*w));
   }
+  name_by_axes(*def, spec.workloads);
 }
 
 } // namespace eat

@@ -104,6 +104,10 @@ TEST_CASE("gemm_n4096_k4096 loads as a CUDA definition task the GPU devices "
     CHECK(w.bytes == 2 * (m * 4096 + 4096.0 * 4096 + m * 4096));
   }
   CHECK(ms == std::vector<int64_t>{1, 7, 16, 64, 128, 256});
+  // Named after the one variable axis; the uuid is kept for traces.
+  CHECK(task.workloads.front().name == "m1");
+  CHECK(task.workloads.back().name == "m256");
+  CHECK(task.workloads.front().uuid.substr(0, 8) == "e39649a6");
   auto hip = load("gemm_n4096_k4096_hip");
   CHECK(hip.backend == "hip");
   CHECK(hip.expert_source.empty());

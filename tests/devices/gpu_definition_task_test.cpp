@@ -252,8 +252,8 @@ TEST_CASE("the CUDA MLA decode task loads and its baseline compiles with nvcc "
 #endif
 
 #if EAT_TEST_HAVE_HIP
-TEST_CASE("gemm_n4096_k4096_hip's baseline and tiled instances compile with "
-          "hipcc for gfx90a") {
+TEST_CASE("gemm_n4096_k4096_hip's baseline, tiled and warp_dot instances "
+          "compile with hipcc for gfx90a") {
   auto dir = make_temp_dir();
   auto tools = gpu_toolchain::make(
     "hip", EAT_TEST_HIPCC, "g++", {"-O3"}, dir.path().string(), 300);
@@ -266,6 +266,13 @@ TEST_CASE("gemm_n4096_k4096_hip's baseline and tiled instances compile with "
     INFO(out.detail << out.build_log);
     CHECK(out.status == eval_status::passed);
     CHECK(exports(out.baseline_object, "eat_kernel"));
+    CHECK(exports(out.candidate_object, "eat_kernel"));
+  }
+  for (const auto& params : {dot("1", "1", "2", "2"), dot("8", "4", "8", "8")}) {
+    auto out = tools->prepare(task,
+      make_candidate("d", instance(task, params, "warp_dot")), "gfx90a");
+    INFO(out.detail << out.build_log);
+    CHECK(out.status == eval_status::passed);
     CHECK(exports(out.candidate_object, "eat_kernel"));
   }
 }

@@ -38,9 +38,13 @@ struct double_view {
   }
 };
 
+/// Whether a comparison judges a whole output (and so applies the "all
+/// zeros" rule) or a sample of its elements.
+enum class scope { whole_output, elements };
+
 template <class Expected>
 comparison compare_impl(const typed_view& got, const Expected& expected,
-  size_t n, double atol, double rtol) {
+  size_t n, double atol, double rtol, scope what = scope::whole_output) {
   comparison result;
   auto fail = [&](size_t i, double tolerance, const char* reason) {
     if (!result.ok)
@@ -82,7 +86,8 @@ comparison compare_impl(const typed_view& got, const Expected& expected,
       fail(i, tolerance, integers && got.poisoned(i) ? "not written"
                                                      : "mismatch");
   }
-  if (result.ok && n > 0 && all_zero && !reference_zero)
+  if (what == scope::whole_output && result.ok && n > 0 && all_zero
+      && !reference_zero)
     fail(first_nonzero, 0, "all zeros");
   return result;
 }
@@ -154,6 +159,12 @@ comparison compare_outputs(dtype type, const void* got, const void* expected,
   size_t n, double atol, double rtol) {
   return compare_impl(typed_view{type, got}, typed_view{type, expected}, n,
     atol, rtol);
+}
+
+comparison compare_elements(dtype type, const void* got, const void* expected,
+  size_t n, double atol, double rtol) {
+  return compare_impl(typed_view{type, got}, typed_view{type, expected}, n,
+    atol, rtol, scope::elements);
 }
 
 comparison compare_outputs(const float* got, const double* expected, size_t n,

@@ -111,6 +111,13 @@ comparison compare_outputs(dtype type, const void* got, const double* expected,
 comparison compare_outputs(dtype type, const void* got, const void* expected,
   size_t n, double atol, double rtol);
 
+/// As the comparison with another output above, for a sample of elements:
+/// without the "all zeros" rule, which judges a whole output (a sampled
+/// element may be an exact zero where the other output holds a tiny value
+/// within tolerance, e.g. an fp16 subnormal).
+comparison compare_elements(dtype type, const void* got, const void* expected,
+  size_t n, double atol, double rtol);
+
 /// Compares a float32 output against a reference computed in fp64.
 comparison compare_outputs(
   const float* got, const double* expected, size_t n, double atol, double rtol);

@@ -232,6 +232,27 @@ TEST_CASE("the GPU harness catches a kernel that writes zeros once it is "
   CHECK_THAT(reply.detail, Catch::Contains(" = 0 but expected "));
 }
 
+TEST_CASE("the GPU harness's sampled element checks pass an exact zero where "
+          "the baseline has a tiny value within tolerance") {
+  // Every C is ~1e-8 (atol 1e-4); the candidate writes every other element
+  // as an exact zero. A single sampled element of 0 against 1e-8 is within
+  // tolerance; "all zeros" judges only a whole output (an fp16 kernel that
+  // rounds to 0 where the baseline keeps a subnormal was failed so).
+  fixture f;
+  auto reference = std::string{mini_reference};
+  auto at = reference.find("out[0][i * n + j] = s;");
+  REQUIRE(at != std::string::npos);
+  reference.replace(at, 22, "out[0][i * n + j] = 1e-8 * s;");
+  auto baseline = mini_kernel("c[i * n + j] *= 1e-8f;");
+  auto candidate = mini_kernel(
+    "c[i * n + j] = (i * n + j) % 2 == 0 ? 0.0f : c[i * n + j] * 1e-8f;");
+  auto req = f.request("definition", {mini_gemm(5, 6, 7)}, reference,
+    baseline, candidate);
+  auto reply = run_gpu_request(f.api, req);
+  INFO(reply.detail);
+  CHECK(reply.status == eval_status::passed);
+}
+
 TEST_CASE("the GPU harness reports a kernel's error code as a runtime error") {
   fixture f;
   auto reply = f.run_mini(mini_kernel("", "", "700"));

@@ -77,10 +77,10 @@ unpack_bundle
 else
 step "1/4 configure and build with CUDA"
 cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DEAT_ENABLE_CUDA=ON \
-  >"${build_dir}.configure.log" 2>&1 || { cat "${build_dir}.configure.log"; fail "configure"; }
+  >"${build_dir}.configure.log" 2>&1 || { cat "${build_dir}.configure.log"; fatal "configure"; }
 grep -q "eat: CUDA backend ON" "${build_dir}.configure.log" \
-  || fail "CMake did not find nvcc (see ${build_dir}.configure.log)"
-cmake --build "$build_dir" -j "$(nproc)" || fail "build"
+  || fatal "CMake did not find nvcc (see ${build_dir}.configure.log)"
+cmake --build "$build_dir" -j "$(nproc)" || fatal "build"
 fi
 
 step "2/4 GPU tests (ctest -L gpu)"

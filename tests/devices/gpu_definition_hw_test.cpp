@@ -2,8 +2,8 @@
 // run by scripts/gpu-check.sh): gemm_n4096_k4096's naive baseline passes on
 // every workload of the task, a wrong kernel is incorrect, a write past C
 // is caught, a tiled, a tensor-core and a warp-dot instance pass, and the
-// cuBLAS expert passes and is reported with its speedup; the CUDA MLA
-// decode baseline agrees with its reference.
+// cuBLAS expert passes and is reported with its speedup; the CUDA MLA and
+// GQA decode baselines agree with their references.
 // On a machine without a CUDA GPU every case is skipped (exit code 77,
 // which CTest reports as skipped, never as passed).
 
@@ -189,19 +189,24 @@ TEST_CASE("on a CUDA GPU the cuBLAS expert passes and is reported") {
     result.geomean_speedup, result.method.c_str());
 }
 
-TEST_CASE("on a CUDA GPU the MLA decode baseline agrees with its reference") {
+TEST_CASE("on a CUDA GPU the MLA and GQA decode baselines agree with their "
+          "references") {
   scratch_dir dir = make_temp_dir();
-  auto loaded = load_task(std::filesystem::path{EAT_SOURCE_DIR} / "kernels",
-    "mla_paged_decode_h16_ckv512_kpe64_ps1_cuda");
-  REQUIRE(loaded);
-  auto task = std::move(*loaded);
-  task.workloads.resize(3); // batch 1 with 8, 308 and 1008 tokens
   auto made = make_cuda_device("cuda0", 0, quick_gpu_options("cuda", dir));
   REQUIRE(made);
-  auto result = (*made)->evaluate(
-    task, make_candidate("b", task.baseline_source), 5);
-  INFO(result.detail << result.build_log);
-  CHECK(result.status == eval_status::passed);
+  for (const char* name : {"mla_paged_decode_h16_ckv512_kpe64_ps1_cuda",
+         "gqa_paged_decode_h32_kv4_d128_ps1_cuda"}) {
+    INFO(name);
+    auto loaded
+      = load_task(std::filesystem::path{EAT_SOURCE_DIR} / "kernels", name);
+    REQUIRE(loaded);
+    auto task = std::move(*loaded);
+    task.workloads.resize(3); // batch 1, the shortest requests
+    auto result = (*made)->evaluate(
+      task, make_candidate("b", task.baseline_source), 5);
+    INFO(result.detail << result.build_log);
+    CHECK(result.status == eval_status::passed);
+  }
 }
 
 int main(int argc, char** argv) {

@@ -230,24 +230,32 @@ TEST_CASE("gemm_n4096_k4096's baseline, cuBLAS expert and template "
 #endif
 
 #if EAT_TEST_HAVE_CUDA
-TEST_CASE("the CUDA MLA decode task loads and its baseline compiles with nvcc "
-          "for sm_90") {
-  auto task = load("mla_paged_decode_h16_ckv512_kpe64_ps1_cuda");
-  auto cpu = load("mla_paged_decode_h16_ckv512_kpe64_ps1");
-  CHECK(task.backend == "cuda");
-  CHECK(check_gpu_task(task).empty());
-  CHECK(task.definition == cpu.definition);
-  CHECK(task.reference_source == cpu.reference_source);
-  CHECK(task.workloads.size() == cpu.workloads.size());
+TEST_CASE("the CUDA MLA and GQA decode tasks load as their CPU tasks do and "
+          "their baselines compile with nvcc for sm_90") {
   auto dir = make_temp_dir();
   auto tools = gpu_toolchain::make(
     "cuda", EAT_TEST_NVCC, "g++", {"-O3"}, dir.path().string(), 300);
   REQUIRE(tools);
-  auto out = tools->prepare(
-    task, make_candidate("b", task.baseline_source), "sm_90");
-  INFO(out.detail << out.build_log);
-  CHECK(out.status == eval_status::passed);
-  CHECK(exports(out.candidate_object, "eat_kernel"));
+  for (std::string name : {"mla_paged_decode_h16_ckv512_kpe64_ps1",
+         "gqa_paged_decode_h32_kv4_d128_ps1"}) {
+    INFO(name);
+    auto task = load(name + "_cuda");
+    auto cpu = load(name);
+    CHECK(task.backend == "cuda");
+    CHECK(check_gpu_task(task).empty());
+    CHECK(task.definition == cpu.definition);
+    CHECK(task.reference_source == cpu.reference_source);
+    REQUIRE(task.workloads.size() == cpu.workloads.size());
+    for (size_t i = 0; i < task.workloads.size(); ++i) {
+      CHECK(task.workloads[i].name == cpu.workloads[i].name);
+      CHECK(task.workloads[i].abi_axes == cpu.workloads[i].abi_axes);
+    }
+    auto out = tools->prepare(
+      task, make_candidate("b", task.baseline_source), "sm_90");
+    INFO(out.detail << out.build_log);
+    CHECK(out.status == eval_status::passed);
+    CHECK(exports(out.candidate_object, "eat_kernel"));
+  }
 }
 #endif
 

@@ -4,8 +4,10 @@
 //         kernel (tiled sgemm, >= 1 ms per call) on the cpu device, of the
 //         candidate's median time (goal < 1 %);
 //   (ii)  agreement with Google Benchmark timing the same .so in this
-//         process, pinned to the same core, rotating input sets of the same
-//         total size, in a round after each evaluation of (i) (this VM
+//         process, pinned to the same core, rotating input sets made by
+//         the runner's own code (the kernel's time moves by ~15 % with
+//         where its buffers fall relative to each other), in a round after
+//         each evaluation of (i) (this VM
 //         changes speed for seconds at a time, so the two must alternate):
 //         the median of its rounds' medians of single calls against the
 //         median of the harness's medians (goal: within 5 %), and for
@@ -45,6 +47,7 @@
 #include "devices/cpu_device.hpp"
 #include "devices/kind.hpp"
 #include "devices/rng.hpp"
+#include "devices/runner/checks.hpp"
 #include "devices/runner/timing_sets.hpp"
 #include "runtime/system_setup.hpp"
 
@@ -210,27 +213,24 @@ public:
     fn_ = reinterpret_cast<gemm_fn>(::dlsym(lib, "eat_gemm"));
     size_ = size;
     core_ = core;
-    // The runner's rotation: input sets exceeding max(2 x LLC, 32 MiB).
-    const auto* k = devices::find_kind("gemm");
-    std::vector<int64_t> dims{size, size, size};
-    auto sizes = k->sizes(dims);
-    uint64_t set_bytes = 4 * (sizes.inputs[0] + sizes.inputs[1]);
+    // The runner's input sets, made by the runner's own code (inputs, and
+    // an output for each kernel, laid out as in the runner), as many as it
+    // makes: exceeding max(2 x LLC, 32 MiB).
+    auto task = sgemm_task(size);
+    auto p = devices::problem::make(*devices::find_kind("gemm"),
+      task.workloads[0], task.atol, task.rtol);
     auto target
       = std::max<uint64_t>(2 * devices::last_level_cache_bytes(), 32u << 20);
-    auto count = std::max<uint64_t>(2, (target + set_bytes - 1) / set_bytes);
-    for (uint64_t i = 0; i < count; ++i)
-      inputs_.push_back(k->make_inputs(
-        dims, devices::input_style::random, devices::derive_seed(7, i)));
-    // One output per input set, as the runner has (a single output reused
-    // by every call measured slower in a standalone program).
-    outs_.assign(count, std::vector<float>(sizes.output));
+    auto count = std::max<uint64_t>(2, (target + p.set_bytes() - 1) / p.set_bytes());
+    sets_ = devices::make_sets(p, count, 7);
     auto body = [this](benchmark::State& state) {
       for (auto _ : state) {
-        auto set = next_++ % inputs_.size();
-        auto& in = inputs_[set];
-        auto* out = outs_[set].data();
-        fn_(in[0].data(), in[1].data(), out, size_, size_, size_);
-        benchmark::DoNotOptimize(out);
+        auto& set = sets_[next_++ % sets_.size()];
+        fn_(static_cast<const float*>(set.pointers[0]),
+          static_cast<const float*>(set.pointers[1]),
+          static_cast<float*>(set.candidate_out.pointers[0]), size_, size_,
+          size_);
+        benchmark::DoNotOptimize(set.candidate_out.pointers[0]);
         benchmark::ClobberMemory();
       }
     };
@@ -268,8 +268,7 @@ private:
   gemm_fn fn_ = nullptr;
   int64_t size_ = 0;
   int core_ = 0;
-  std::vector<std::vector<std::vector<float>>> inputs_;
-  std::vector<std::vector<float>> outs_;
+  std::vector<devices::input_set> sets_;
   size_t next_ = 0;
 };
 

@@ -17,6 +17,7 @@
 #include "actors/protocol/task.hpp"
 #include "devices/kind.hpp"
 #include "devices/kinds/dtype.hpp"
+#include "devices/page_allocator.hpp"
 #include "devices/rng.hpp"
 
 namespace eat::devices {
@@ -64,7 +65,8 @@ public:
 private:
   dtype type_ = dtype::float32;
   size_t count_ = 0;
-  std::vector<std::byte> storage_;
+  /// Page-aligned from a page up: inputs start at one offset in a page.
+  page_vector<std::byte> storage_;
 };
 
 /// One input or output buffer of a call.

@@ -80,7 +80,8 @@ public:
 private:
   dtype type_;
   size_t n_;
-  std::vector<unsigned char> storage_;
+  /// Page-aligned from a page up: data() is then 64 bytes into a page.
+  page_vector<unsigned char> storage_;
 };
 
 /// The first element that failed a comparison, and the largest errors seen.

@@ -132,7 +132,8 @@ timing_outcome time_workload(
   auto p = problem::make(*ctx.k, w, ctx.atol, ctx.rtol);
   result.set_bytes = p.set_bytes();
   auto sets = make_sets(p,
-    set_count(ctx.rotation_target, ctx.memory_budget, result.set_bytes),
+    set_count(ctx.rotation_target, ctx.memory_budget, result.set_bytes,
+      set_footprint(p)),
     workload_seed);
   result.input_sets = static_cast<uint32_t>(sets.size());
   for (uint32_t i = 0; i < ctx.timing.warmup; ++i) {

@@ -73,11 +73,32 @@ std::vector<input_set> make_sets(
   return sets;
 }
 
-size_t set_count(uint64_t target, uint64_t memory_budget, uint64_t set_bytes) {
+size_t set_count(uint64_t target, uint64_t memory_budget, uint64_t set_bytes,
+  uint64_t footprint) {
   auto wanted = (target + set_bytes - 1) / set_bytes;
-  auto affordable = std::max<uint64_t>(1, memory_budget / set_bytes);
+  auto affordable = std::max<uint64_t>(
+    1, memory_budget / (footprint > 0 ? footprint : set_bytes));
   return static_cast<size_t>(
     std::min(std::max<uint64_t>(2, wanted), affordable));
+}
+
+uint64_t set_footprint(const problem& p) {
+  // Per allocation: what malloc keeps beside an aligned block, at most.
+  constexpr uint64_t overhead = 2 * line_bytes;
+  // The set's vectors of buffers and pointers.
+  constexpr uint64_t bookkeeping = 8 * line_bytes;
+  auto allocated = [](uint64_t bytes) {
+    auto align = bytes < page_bytes ? line_bytes : page_bytes;
+    return (std::max<uint64_t>(bytes, 1) + align - 1) / align * align
+           + overhead;
+  };
+  uint64_t total = bookkeeping;
+  for (const auto& t : p.inputs())
+    total += allocated(t.elements * size_of(t.type));
+  for (const auto& t : p.outputs())
+    total += 2 * allocated(t.elements * size_of(t.type)
+                           + 2 * guarded_output::zone_bytes);
+  return total;
 }
 
 round_sets sets_of_round(size_t round, size_t count) {

@@ -57,9 +57,18 @@ uint64_t last_level_cache_bytes();
 std::vector<input_set> make_sets(
   const problem& p, size_t count, uint64_t workload_seed);
 
-/// Number of input sets: enough that together they exceed `target` bytes,
-/// at least 2, within `memory_budget` (at least 1).
-size_t set_count(uint64_t target, uint64_t memory_budget, uint64_t set_bytes);
+/// Number of input sets: enough that together their `set_bytes` of data
+/// exceed `target` bytes, at least 2, while their `footprint` (the memory a
+/// set takes, set_footprint; `set_bytes` when 0) stays within
+/// `memory_budget` (at least 1).
+size_t set_count(uint64_t target, uint64_t memory_budget, uint64_t set_bytes,
+  uint64_t footprint = 0);
+
+/// The memory one input set of `p` takes: each buffer as page_allocator
+/// allocates it (guard zones included), plus the allocator's and the set's
+/// own bookkeeping. Tiny workloads rotate through millions of sets, whose
+/// buffers each take a cache line or more.
+uint64_t set_footprint(const problem& p);
 
 /// The sets of round `round`: {baseline's, candidate's}.
 struct round_sets {

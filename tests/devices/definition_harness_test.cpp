@@ -118,6 +118,7 @@ TEST_CASE("the fp32 kinds report the relative error too") {
   auto dev = test::make_device(test::fast_options(work));
   auto r
     = dev->evaluate(task, test::make_candidate("c1", task.baseline_source), 3);
+  INFO(r.detail);
   REQUIRE(r.status == eval_status::passed);
   // fp32 rounding against the fp64 reference: small, but reported.
   CHECK(r.workloads[0].max_rel_error > 0);

@@ -10,6 +10,7 @@
 
 #include "devices/kind.hpp"
 #include "devices/runner/timing_sets.hpp"
+#include "tests/devices/test_support.hpp"
 
 using namespace eat;
 using namespace eat::devices;
@@ -78,6 +79,25 @@ TEST_CASE("the rotation covers the last-level cache twice, within the "
   CHECK(set_count(64u << 20, 1u << 30, 100u << 20) == 2);
   CHECK(set_count(64u << 20, 8u << 20, 1u << 20) == 8);
   CHECK(set_count(64u << 20, 1u << 20, 4u << 20) == 1);
+}
+
+TEST_CASE("tiny sets are counted within the budget by the memory they take, "
+          "not by their data") {
+  // 1x1x1 sgemm: 16 bytes of data, but four buffers of a cache line or
+  // more each.
+  auto w = test::gemm_workload(1, 1, 1);
+  auto p = problem::make(*find_kind("gemm"), w, 1e-4, 1e-4);
+  CHECK(p.set_bytes() == 16);
+  auto footprint = set_footprint(p);
+  CHECK(footprint >= 4 * line_bytes);
+  auto n = set_count(32u << 20, 1u << 30, p.set_bytes(), footprint);
+  CHECK(n * footprint <= (1u << 30));
+  CHECK(n < (1u << 30) / 16);
+  // A page or more: whole pages, close to the data itself.
+  auto big = problem::make(
+    *find_kind("gemm"), test::gemm_workload(64, 64, 64), 1e-4, 1e-4);
+  CHECK(set_footprint(big) >= big.set_bytes());
+  CHECK(set_footprint(big) < 2 * big.set_bytes());
 }
 
 TEST_CASE("perturbing starts a new generation of every set's contents") {

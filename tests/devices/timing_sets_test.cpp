@@ -190,3 +190,19 @@ TEST_CASE("a perturbation of an fp32 kind changes every input") {
   for (const auto& [i, e] : changed)
     CHECK(inputs[i].get(e) != before[i].get(e));
 }
+
+TEST_CASE("the baseline and the candidate see one buffer layout: inputs at a "
+          "page, outputs 64 bytes into one") {
+  auto p = problem::make(
+    *find_kind("gemm"), test::gemm_workload(64, 64, 64), 1e-4, 1e-4);
+  auto sets = make_sets(p, 3, 11);
+  auto offset = [](const void* x) {
+    return reinterpret_cast<uintptr_t>(x) % page_bytes;
+  };
+  for (const auto& set : sets) {
+    for (const auto* in : set.pointers)
+      CHECK(offset(in) == 0);
+    CHECK(offset(set.baseline_out.pointers[0]) == guarded_output::zone_bytes);
+    CHECK(offset(set.candidate_out.pointers[0]) == guarded_output::zone_bytes);
+  }
+}

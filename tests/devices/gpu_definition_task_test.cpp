@@ -229,19 +229,23 @@ TEST_CASE("gemm_n4096_k4096's baseline, cuBLAS expert and template "
 }
 #endif
 
-#if EAT_TEST_HAVE_CUDA
-TEST_CASE("the CUDA MLA and GQA decode tasks load as their CPU tasks do and "
-          "their baselines compile with nvcc for sm_90") {
+#if EAT_TEST_HAVE_CUDA || EAT_TEST_HAVE_HIP
+namespace {
+
+/// The CUDA or HIP MLA and GQA decode tasks load as their CPU tasks do and
+/// their baselines compile for `arch`.
+void check_decode_tasks(
+  const std::string& backend, const std::string& compiler, const char* arch) {
   auto dir = make_temp_dir();
   auto tools = gpu_toolchain::make(
-    "cuda", EAT_TEST_NVCC, "g++", {"-O3"}, dir.path().string(), 300);
+    backend, compiler, "g++", {"-O3"}, dir.path().string(), 300);
   REQUIRE(tools);
   for (std::string name : {"mla_paged_decode_h16_ckv512_kpe64_ps1",
          "gqa_paged_decode_h32_kv4_d128_ps1"}) {
     INFO(name);
-    auto task = load(name + "_cuda");
+    auto task = load(name + "_" + backend);
     auto cpu = load(name);
-    CHECK(task.backend == "cuda");
+    CHECK(task.backend == backend);
     CHECK(check_gpu_task(task).empty());
     CHECK(task.definition == cpu.definition);
     CHECK(task.reference_source == cpu.reference_source);
@@ -251,15 +255,29 @@ TEST_CASE("the CUDA MLA and GQA decode tasks load as their CPU tasks do and "
       CHECK(task.workloads[i].abi_axes == cpu.workloads[i].abi_axes);
     }
     auto out = tools->prepare(
-      task, make_candidate("b", task.baseline_source), "sm_90");
+      task, make_candidate("b", task.baseline_source), arch);
     INFO(out.detail << out.build_log);
     CHECK(out.status == eval_status::passed);
     CHECK(exports(out.candidate_object, "eat_kernel"));
   }
 }
+
+} // namespace
+#endif
+
+#if EAT_TEST_HAVE_CUDA
+TEST_CASE("the CUDA MLA and GQA decode tasks load as their CPU tasks do and "
+          "their baselines compile with nvcc for sm_90") {
+  check_decode_tasks("cuda", EAT_TEST_NVCC, "sm_90");
+}
 #endif
 
 #if EAT_TEST_HAVE_HIP
+TEST_CASE("the HIP MLA and GQA decode tasks load as their CPU tasks do and "
+          "their baselines compile with hipcc for gfx90a") {
+  check_decode_tasks("hip", EAT_TEST_HIPCC, "gfx90a");
+}
+
 TEST_CASE("gemm_n4096_k4096_hip's baseline, tiled and warp_dot instances "
           "compile with hipcc for gfx90a") {
   auto dir = make_temp_dir();

@@ -14,7 +14,8 @@
 // axes:    batch_size, num_qo_heads, num_kv_heads, head_dim, num_pages,
 //          page_size, len_indptr, num_kv_indices
 // The HIP version of the CUDA task's baseline.cu, for any wavefront size
-// (block reductions go through shared memory). Device pointers; GPU entry ABI: docs/harness.md, "CUDA and HIP backends".
+// (block reductions go through shared memory). Device pointers; GPU entry
+// ABI: docs/harness.md, "CUDA and HIP backends".
 
 #include <cmath>
 #include <cstdint>

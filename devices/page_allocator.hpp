@@ -19,6 +19,18 @@ constexpr std::size_t page_bytes = 4096;
 /// A cache line, the alignment of buffers smaller than a page.
 constexpr std::size_t line_bytes = 64;
 
+/// The alignment page_allocator gives a block of `bytes`, and the bytes it
+/// asks for: a page or more is page-aligned and rounded up to whole pages,
+/// less is aligned and rounded to a cache line (at least one).
+inline std::size_t allocation_alignment(std::size_t bytes) {
+  return bytes < page_bytes ? line_bytes : page_bytes;
+}
+
+inline std::size_t allocation_bytes(std::size_t bytes) {
+  auto align = allocation_alignment(bytes);
+  return (bytes == 0 ? align : (bytes + align - 1) / align * align);
+}
+
 /// An allocator that aligns every allocation of a page or more to a page
 /// (rounded up to whole pages), and smaller ones to a cache line: a
 /// workload of tiny buffers rotates through many sets, which would
@@ -35,9 +47,8 @@ struct page_allocator {
   }
 
   T* allocate(std::size_t n) {
-    auto align = n * sizeof(T) < page_bytes ? line_bytes : page_bytes;
-    auto bytes = (n * sizeof(T) + align - 1) / align * align;
-    void* p = std::aligned_alloc(align, bytes == 0 ? align : bytes);
+    void* p = std::aligned_alloc(allocation_alignment(n * sizeof(T)),
+      allocation_bytes(n * sizeof(T)));
     if (p == nullptr)
       throw std::bad_alloc{};
     return static_cast<T*>(p);

@@ -88,9 +88,7 @@ uint64_t set_footprint(const problem& p) {
   // The set's vectors of buffers and pointers.
   constexpr uint64_t bookkeeping = 8 * line_bytes;
   auto allocated = [](uint64_t bytes) {
-    auto align = bytes < page_bytes ? line_bytes : page_bytes;
-    return (std::max<uint64_t>(bytes, 1) + align - 1) / align * align
-           + overhead;
+    return allocation_bytes(bytes) + overhead;
   };
   uint64_t total = bookkeeping;
   for (const auto& t : p.inputs())

@@ -12,13 +12,11 @@
 
 #include <cstdio>
 #include <algorithm>
-#include <cstring>
 #include <filesystem>
 
 #include "actors/agent/render.hpp"
 #include "actors/protocol/error.hpp"
 #include "devices/gpu_device.hpp"
-#include "devices/gpu_probe.hpp"
 #include "runtime/task_file.hpp"
 #include "tests/devices/gpu_support.hpp"
 #include "tests/devices/test_support.hpp"
@@ -210,12 +208,7 @@ TEST_CASE("on a CUDA GPU the MLA and GQA decode baselines agree with their "
 }
 
 int main(int argc, char** argv) {
-  bool listing = false;
-  for (int i = 1; i < argc; ++i)
-    listing = listing || std::strncmp(argv[i], "--list", 6) == 0;
-  if (!listing && probe_cuda().devices.empty()) {
-    std::printf("skipped: no CUDA GPU (%s)\n", probe_cuda().error.c_str());
+  if (skip_without_cuda_gpu(argc, argv))
     return 77;
-  }
   return Catch::Session().run(argc, argv);
 }

@@ -113,6 +113,11 @@ TEST_CASE("gemm_n4096_k4096 loads as a CUDA definition task the GPU devices "
   CHECK(hip.expert_source.empty());
   CHECK(check_gpu_task(hip).empty());
   CHECK(hip.definition == task.definition);
+  // The HIP task's copies of the CUDA task's files must not drift apart.
+  CHECK(hip.reference_source == task.reference_source);
+  REQUIRE(hip.workloads.size() == task.workloads.size());
+  for (size_t i = 0; i < hip.workloads.size(); ++i)
+    CHECK(hip.workloads[i].abi_axes == task.workloads[i].abi_axes);
 }
 
 TEST_CASE("GPU devices refuse kinds without a GPU entry ABI") {

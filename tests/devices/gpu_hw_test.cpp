@@ -9,11 +9,9 @@
 #include <catch2/catch.hpp>
 
 #include <cstdio>
-#include <cstring>
 
 #include "actors/protocol/error.hpp"
 #include "devices/gpu_device.hpp"
-#include "devices/gpu_probe.hpp"
 #include "tests/devices/gpu_support.hpp"
 #include "tests/devices/test_support.hpp"
 
@@ -136,12 +134,7 @@ TEST_CASE("on a CUDA GPU timing is sane and the tiled kernel is faster") {
 }
 
 int main(int argc, char** argv) {
-  bool listing = false;
-  for (int i = 1; i < argc; ++i)
-    listing = listing || std::strncmp(argv[i], "--list", 6) == 0;
-  if (!listing && probe_cuda().devices.empty()) {
-    std::printf("skipped: no CUDA GPU (%s)\n", probe_cuda().error.c_str());
+  if (skip_without_cuda_gpu(argc, argv))
     return 77;
-  }
   return Catch::Session().run(argc, argv);
 }

@@ -1,5 +1,10 @@
 #include "tests/devices/gpu_support.hpp"
 
+#include <cstdio>
+#include <cstring>
+
+#include "devices/gpu_probe.hpp"
+
 #include "tests/devices/test_support.hpp"
 
 namespace eat::devices::test {
@@ -50,6 +55,17 @@ gpu_options quick_gpu_options(
   opts.timing.max_time_s = 1;
   opts.timing.check_seeds = 2;
   return opts;
+}
+
+bool skip_without_cuda_gpu(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::strncmp(argv[i], "--list", 6) == 0)
+      return false;
+  auto probe = probe_cuda();
+  if (!probe.devices.empty())
+    return false;
+  std::printf("skipped: no CUDA GPU (%s)\n", probe.error.c_str());
+  return true;
 }
 
 } // namespace eat::devices::test

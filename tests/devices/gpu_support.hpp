@@ -23,6 +23,11 @@ task_spec gpu_sgemm_task(
 std::string gpu_tiled_source(
   const std::string& backend, const std::vector<int>& params);
 
+/// For the main() of a test program that needs a CUDA GPU: true (after
+/// printing why) when there is none and the program is not just listing its
+/// tests; the program then exits 77, which CTest reports as skipped.
+bool skip_without_cuda_gpu(int argc, char** argv);
+
 /// Options for quick runs: the built runner of `backend`, few samples.
 gpu_options quick_gpu_options(
   const std::string& backend, const scratch_dir& work_dir);

@@ -158,6 +158,12 @@ TEST_CASE("every softmax template family passes on odd sizes") {
     instance("vector.cpp.in", {{"width", "8"}, {"unroll", "2"},
                                 {"degree", "6"}, {"output", "recompute"},
                                 {"store", "stream"}}),
+    instance("chunked.cpp.in", {{"width", "16"}, {"unroll", "4"},
+                                 {"chunk", "512"}, {"degree", "4"},
+                                 {"pow2", "scalef"}}),
+    instance("chunked.cpp.in", {{"width", "8"}, {"unroll", "2"},
+                                 {"chunk", "4096"}, {"degree", "6"},
+                                 {"pow2", "bits"}}),
   };
   for (const auto& src : sources) {
     auto r = dev->evaluate(task, make_candidate("t", src), 9);
@@ -176,4 +182,52 @@ TEST_CASE("the online softmax template rejects lanes that do not divide "
   auto r = dev->evaluate(task, make_candidate("t", src), 1);
   CHECK(r.status == eval_status::compile_error);
   CHECK(r.build_log.find("invalid combination:") != std::string::npos);
+}
+
+TEST_CASE("the chunked softmax template stays exact when the row maximum "
+          "grows in every chunk") {
+  // 40 chunks of 512, each larger than the last: the running maximum rises
+  // 40 times, past the template's 32 segments, so the exponentials already
+  // written are rescaled once in the middle of the row.
+  auto dir = make_temp_dir();
+  auto comp = compiler::make("g++", dir.path().string(), 120);
+  REQUIRE(comp);
+  auto built = comp->compile(instance("chunked.cpp.in",
+                               {{"width", "16"}, {"unroll", "2"},
+                                 {"chunk", "512"}, {"degree", "6"},
+                                 {"pow2", "scalef"}}),
+    {"-O2", "-std=c++17"}, "chunked.cpp");
+  REQUIRE(built);
+  INFO(built->log);
+  REQUIRE(built->ok);
+  auto* handle = ::dlopen(built->so_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  REQUIRE(handle != nullptr);
+  using softmax_fn = void (*)(const float*, float*, int64_t, int64_t);
+  auto fn = reinterpret_cast<softmax_fn>(::dlsym(handle, "eat_softmax"));
+  REQUIRE(fn != nullptr);
+  const int64_t rows = 2;
+  const int64_t cols = 40 * 512 + 5;
+  std::vector<float> x(rows * cols);
+  for (int64_t j = 0; j < cols; ++j) {
+    x[j] = 0.001f * static_cast<float>(j);                  // rising
+    x[cols + j] = 0.001f * static_cast<float>(cols - j);   // falling
+  }
+  std::vector<float> out(x.size(), -1.0f);
+  fn(x.data(), out.data(), rows, cols);
+  for (int64_t i = 0; i < rows; ++i) {
+    const float* row = x.data() + i * cols;
+    double max = *std::max_element(row, row + cols);
+    double sum = 0;
+    for (int64_t j = 0; j < cols; ++j)
+      sum += std::exp(row[j] - max);
+    double worst = 0;
+    for (int64_t j = 0; j < cols; ++j) {
+      double ref = std::exp(row[j] - max) / sum;
+      worst = std::max(worst, std::abs(out[i * cols + j] - ref)
+                                / (1e-6 + 1e-4 * ref));
+    }
+    INFO("row " << i);
+    CHECK(worst <= 1.0);
+  }
+  ::dlclose(handle);
 }

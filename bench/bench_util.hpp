@@ -4,6 +4,7 @@
 
 #pragma once
 
+#include <cerrno> // program_invocation_short_name (GNU)
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -62,8 +63,8 @@ private:
 template<class T>
 T must(caf::expected<T> x, const char* what) {
   if (!x) {
-    std::fprintf(
-      stderr, "store_bench: %s failed: %s\n", what, render(x.error()).c_str());
+    std::fprintf(stderr, "%s: %s failed: %s\n", program_invocation_short_name,
+      what, render(x.error()).c_str());
     std::exit(1);
   }
   if constexpr (!std::is_void_v<T>)

@@ -14,6 +14,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -197,10 +198,18 @@ int main(int argc, char** argv) {
   std::vector<std::string> names;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
-    if (arg == "--budget" && i + 1 < argc)
-      budget = static_cast<uint32_t>(std::stoul(argv[++i]));
-    else
+    if (arg == "--budget" && i + 1 < argc) {
+      budget = static_cast<uint32_t>(std::strtoul(argv[++i], nullptr, 10));
+    } else if (!arg.empty() && arg[0] == '-') {
+      std::fprintf(arg == "-h" || arg == "--help" ? stdout : stderr,
+        "usage: kernels_bench [--budget N] [TASK...]\n"
+        "  measures each CPU task's baseline, the best of N (default 24)\n"
+        "  template instances of a builtin search, and the expert library\n"
+        "  (docs/performance.md, \"kernels_bench\")\n");
+      return arg == "-h" || arg == "--help" ? 0 : 2;
+    } else {
       names.push_back(arg);
+    }
   }
   std::filesystem::path tasks_dir{EAT_SOURCE_DIR "/kernels"};
   if (names.empty())

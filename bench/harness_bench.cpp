@@ -2,7 +2,8 @@
 //
 //   (i)   repeatability: the CV, across 10 evaluations of one compiled
 //         kernel (tiled sgemm, >= 1 ms per call) on the cpu device, of the
-//         candidate's median time (goal < 1 %);
+//         candidate's median time (goal < 1 %); and, beside it, the CV
+//         of the speedups over the baseline timed interleaved with it;
 //   (ii)  agreement with Google Benchmark timing the same .so in this
 //         process, pinned to the same core, rotating input sets made by
 //         the runner's own code (the kernel's time moves by ~15 % with
@@ -279,6 +280,9 @@ struct repeat_figures {
   std::vector<double> medians_ns;
   std::vector<double> gb_single_ns;
   std::vector<double> gb_batch_ns;
+  /// Each evaluation's speedup over the task's baseline, whose samples
+  /// are interleaved with the kernel's: a drift of the machine moves both.
+  std::vector<double> speedups;
 };
 
 /// Evaluates the kernel `s.evaluations` times; after each evaluation,
@@ -304,6 +308,7 @@ repeat_figures repeatability(const settings& s, devices::device& dev,
     }
     const auto& w = r.workloads[0];
     out.medians_ns.push_back(w.candidate_median_ns);
+    out.speedups.push_back(w.speedup);
     auto g = gb.round();
     out.gb_single_ns.push_back(g.single_ns);
     out.gb_batch_ns.push_back(g.batch_ns);
@@ -417,6 +422,9 @@ int main(int argc, char** argv) {
     std::thread::hardware_concurrency());
   std::printf("  CV of %d repeated evaluations: %.2f %%   (goal < 1 %%)\n",
     s.evaluations, 100 * cv(rep.medians_ns));
+  std::printf("  CV of their speedups over the interleaved baseline: %.2f %% "
+              "(%.3fx median)\n",
+    100 * cv(rep.speedups), median(rep.speedups));
   std::printf("  Google Benchmark / harness median, single calls: %.3f ms "
               "/ %.3f ms = %.3f   (goal within 5 %%)\n",
     gb.single_ns / 1e6, harness_median / 1e6, gb.single_ns / harness_median);

@@ -1,0 +1,92 @@
+#include "tests/devices/cuda_on_cpu.hpp"
+
+#include <cctype>
+#include <stdexcept>
+
+#include "tests/devices/test_support.hpp"
+
+namespace eat::devices::test {
+
+namespace {
+
+void replace_all(
+  std::string& s, const std::string& from, const std::string& to) {
+  for (auto at = s.find(from); at != std::string::npos;
+       at = s.find(from, at + to.size()))
+    s.replace(at, from.size(), to);
+}
+
+/// The start of the kernel name (with template arguments) ending at `end`.
+size_t kernel_name_start(const std::string& s, size_t end) {
+  size_t start = end;
+  int depth = 0;
+  while (start > 0) {
+    char c = s[start - 1];
+    if (c == '>') {
+      ++depth;
+    } else if (c == '<') {
+      if (depth == 0)
+        break;
+      --depth;
+    } else if (depth == 0
+               && !(std::isalnum(static_cast<unsigned char>(c)) || c == '_'
+                    || c == ':')) {
+      break;
+    }
+    --start;
+  }
+  return start;
+}
+
+/// k<<<config>>>(args) -> eat_emu::launcher(config)(k, args)
+void rewrite_launches(std::string& s) {
+  for (auto at = s.find("<<<"); at != std::string::npos;
+       at = s.find("<<<", at)) {
+    auto close = s.find(">>>", at);
+    auto paren = close == std::string::npos ? close : s.find('(', close);
+    if (paren == std::string::npos)
+      throw std::runtime_error("cuda_on_cpu: a launch without >>>(");
+    auto start = kernel_name_start(s, at);
+    auto kernel = s.substr(start, at - start);
+    if (kernel.empty())
+      throw std::runtime_error("cuda_on_cpu: a launch without a kernel name");
+    auto config = s.substr(at + 3, close - at - 3);
+    auto rest = s.find_first_not_of(" \t\n", paren + 1);
+    bool no_args = rest != std::string::npos && s[rest] == ')';
+    auto text = "eat_emu::launcher(" + config + ")(" + kernel
+                + (no_args ? "" : ", ");
+    s.replace(start, paren + 1 - start, text);
+    at = start + text.size();
+  }
+}
+
+} // namespace
+
+std::string cuda_on_cpu(const std::string& cu) {
+  auto body = cu;
+  for (const char* header :
+    {"#include <cuda_runtime.h>", "#include <cuda_bf16.h>"})
+    replace_all(body, header, "");
+  if (body.find("#include <cuda") != std::string::npos
+      || body.find("#include <mma") != std::string::npos)
+    throw std::runtime_error("cuda_on_cpu: a CUDA header it cannot stand in "
+                             "for");
+  const std::string entry = "extern \"C\" int eat_kernel(";
+  auto at = body.find(entry);
+  if (at == std::string::npos)
+    throw std::runtime_error("cuda_on_cpu: no extern \"C\" int eat_kernel(");
+  body.replace(at, entry.size(), "int eat_gpu_kernel(");
+  rewrite_launches(body);
+  return read_source("tests/devices/cuda_on_cpu/prelude.hpp") + "\n" + body
+         + R"(
+extern "C" void eat_kernel(
+    const void* const* inputs, void* const* outputs, const int64_t* axes) {
+  if (int rc = eat_gpu_kernel(inputs, outputs, axes, nullptr); rc != 0) {
+    std::fprintf(stderr, "cuda_on_cpu: eat_kernel returned %d\n", rc);
+    std::abort();
+  }
+}
+)";
+}
+
+} // namespace eat::devices::test

@@ -1,0 +1,20 @@
+// CUDA kernels run on the CPU for tests (tests/devices/cuda_on_cpu/
+// prelude.hpp says how): a GPU definition task's CUDA source turned into a
+// candidate for the CPU harness, so that a CUDA baseline or template
+// instance is checked against the task's reference without a GPU.
+
+#pragma once
+
+#include <string>
+
+namespace eat::devices::test {
+
+/// `cu` (CUDA source with the GPU entry point `extern "C" int
+/// eat_kernel(inputs, outputs, axes, stream)`) as C++ for the CPU: the
+/// prelude prepended, the CUDA includes removed, every `<<<...>>>` launch
+/// rewritten, and a CPU entry point `extern "C" void eat_kernel(inputs,
+/// outputs, axes)` that calls the GPU one and aborts if it fails. Throws
+/// std::runtime_error naming what it cannot rewrite.
+std::string cuda_on_cpu(const std::string& cu);
+
+} // namespace eat::devices::test

@@ -1,0 +1,284 @@
+// CUDA on the CPU, for tests: enough of CUDA C++ for this project's CUDA
+// kernels (the GPU definition tasks' baselines and templates) to run on the
+// CPU, so that their logic is checked by the CPU harness against the
+// task's reference on a machine without a GPU. Nothing here is timed or
+// meant to be fast. tests/devices/cuda_on_cpu.hpp prepends this text to a
+// kernel's source (with its CUDA includes removed and every launch
+// `k<<<grid, block, smem, stream>>>(args)` rewritten as
+// `eat_emu::launcher(grid, block, smem, stream)(k, args)`).
+//
+// Model: blocks run one after another; the threads of a block are fibers
+// (ucontext, no OS threads: the runner's sandbox limits processes) that
+// run until they wait at a barrier. __syncthreads() releases when every
+// live thread of the block waits there; a warp barrier (__syncwarp and
+// each step of a shuffle) when every live thread of the warp (32 threads)
+// waits there. Threads that return no longer count, as on a GPU. A block
+// whose threads wait at barriers that can never release (a shuffle in
+// divergent code, __syncthreads in half the block) aborts with a message.
+// __shared__ variables are function statics, shared by the threads of a
+// block; since blocks run in turn, every block sees them as its own.
+// Device memory is host memory.
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <vector>
+
+#include <ucontext.h>
+
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __launch_bounds__(...)
+#define __restrict__ __restrict
+#define __shared__ static
+#define __align__(n) __attribute__((aligned(n)))
+
+struct dim3 {
+  unsigned x, y, z;
+  dim3(unsigned x_ = 1, unsigned y_ = 1, unsigned z_ = 1)
+      : x(x_), y(y_), z(z_) {}
+};
+struct float2 {
+  float x, y;
+};
+struct __align__(16) float4 {
+  float x, y, z, w;
+};
+struct __align__(8) uint2 {
+  unsigned x, y;
+};
+struct __align__(16) uint4 {
+  unsigned x, y, z, w;
+};
+inline float2 make_float2(float x, float y) {
+  return {x, y};
+}
+
+using cudaStream_t = void*;
+using cudaError_t = int;
+constexpr cudaError_t cudaSuccess = 0;
+inline cudaError_t cudaGetLastError() {
+  return cudaSuccess;
+}
+constexpr int warpSize = 32;
+
+namespace eat_emu {
+
+enum class state { runnable, block_barrier, warp_barrier, done };
+
+struct fiber {
+  ucontext_t context;
+  std::vector<char> stack;
+  state st = state::done;
+};
+
+struct block_run {
+  std::vector<fiber> fibers;
+  ucontext_t scheduler;
+  unsigned current = 0;
+  const std::function<void()>* body = nullptr;
+  std::vector<uint64_t> slots; // one shuffle value per thread
+};
+
+inline block_run& run() {
+  static block_run r;
+  return r;
+}
+
+inline dim3 thread_idx, block_idx, block_dim, grid_dim;
+
+constexpr size_t stack_bytes = 256 * 1024;
+
+inline void wait(state why) {
+  auto& r = run();
+  auto& f = r.fibers[r.current];
+  f.st = why;
+  swapcontext(&f.context, &r.scheduler);
+}
+
+inline void fiber_main() {
+  auto& r = run();
+  (*r.body)();
+  r.fibers[r.current].st = state::done; // returning resumes the scheduler
+}
+
+/// Releases the threads waiting at `at` in [first, last) if every live
+/// thread there waits at it; returns whether it did.
+inline bool release(unsigned first, unsigned last, state at) {
+  auto& f = run().fibers;
+  bool any = false;
+  for (unsigned t = first; t < last; ++t) {
+    if (f[t].st == at)
+      any = true;
+    else if (f[t].st != state::done)
+      return false;
+  }
+  if (any)
+    for (unsigned t = first; t < last; ++t)
+      if (f[t].st == at)
+        f[t].st = state::runnable;
+  return any;
+}
+
+inline void run_block(unsigned threads) {
+  auto& r = run();
+  r.fibers.resize(threads);
+  r.slots.assign(threads, 0);
+  for (auto& f : r.fibers) {
+    if (f.stack.empty())
+      f.stack.resize(stack_bytes);
+    getcontext(&f.context);
+    f.context.uc_stack.ss_sp = f.stack.data();
+    f.context.uc_stack.ss_size = f.stack.size();
+    f.context.uc_link = &r.scheduler;
+    makecontext(&f.context, fiber_main, 0);
+    f.st = state::runnable;
+  }
+  for (;;) {
+    for (unsigned t = 0; t < threads; ++t) {
+      if (r.fibers[t].st != state::runnable)
+        continue;
+      r.current = t;
+      thread_idx = dim3(t % block_dim.x, t / block_dim.x % block_dim.y,
+                        t / (block_dim.x * block_dim.y));
+      swapcontext(&r.scheduler, &r.fibers[t].context);
+    }
+    bool released = false;
+    for (unsigned w = 0; w < threads; w += 32)
+      released |= release(w, std::min(threads, w + 32), state::warp_barrier);
+    if (released || release(0, threads, state::block_barrier))
+      continue;
+    for (const auto& f : r.fibers)
+      if (f.st != state::done) {
+        std::fprintf(stderr, "cuda_on_cpu: block (%u, %u, %u) deadlocks: "
+                             "its threads wait at barriers that cannot "
+                             "release\n",
+                     block_idx.x, block_idx.y, block_idx.z);
+        std::abort();
+      }
+    return;
+  }
+}
+
+/// The value `v` of thread `partner` of this block (a warp-wide exchange).
+template <class T> T exchange(T v, unsigned partner) {
+  static_assert(sizeof(T) <= sizeof(uint64_t), "shuffle of a wide type");
+  auto& r = run();
+  uint64_t bits = 0;
+  std::memcpy(&bits, &v, sizeof(T));
+  r.slots[r.current] = bits;
+  wait(state::warp_barrier);
+  bits = r.slots[partner < r.slots.size() ? partner : r.current];
+  wait(state::warp_barrier); // every value read before the next write
+  T out;
+  std::memcpy(&out, &bits, sizeof(T));
+  return out;
+}
+
+struct launcher {
+  dim3 grid, block;
+  launcher(dim3 g, dim3 b, size_t = 0, cudaStream_t = nullptr)
+      : grid(g), block(b) {}
+  template <class F, class... A> void operator()(F kernel, A... args) const {
+    grid_dim = grid;
+    block_dim = block;
+    std::function<void()> body = [&] { kernel(args...); };
+    run().body = &body;
+    for (unsigned z = 0; z < grid.z; ++z)
+      for (unsigned y = 0; y < grid.y; ++y)
+        for (unsigned x = 0; x < grid.x; ++x) {
+          block_idx = dim3(x, y, z);
+          run_block(block.x * block.y * block.z);
+        }
+  }
+};
+
+} // namespace eat_emu
+
+#define threadIdx (eat_emu::thread_idx)
+#define blockIdx (eat_emu::block_idx)
+#define blockDim (eat_emu::block_dim)
+#define gridDim (eat_emu::grid_dim)
+
+inline void __syncthreads() {
+  eat_emu::wait(eat_emu::state::block_barrier);
+}
+inline void __syncwarp(unsigned = 0xffffffffu) {
+  eat_emu::wait(eat_emu::state::warp_barrier);
+}
+
+template <class T> T __shfl_sync(unsigned, T v, int src, int width = 32) {
+  unsigned t = eat_emu::run().current;
+  unsigned base = t - t % static_cast<unsigned>(width);
+  return eat_emu::exchange(v, base + static_cast<unsigned>(src % width));
+}
+template <class T>
+T __shfl_xor_sync(unsigned, T v, int mask, int width = 32) {
+  unsigned t = eat_emu::run().current;
+  unsigned base = t - t % static_cast<unsigned>(width);
+  return eat_emu::exchange(
+      v, base + ((t - base) ^ static_cast<unsigned>(mask)));
+}
+template <class T>
+T __shfl_down_sync(unsigned, T v, unsigned delta, int width = 32) {
+  unsigned t = eat_emu::run().current;
+  unsigned lane = t % static_cast<unsigned>(width);
+  return eat_emu::exchange(
+      v, lane + delta < static_cast<unsigned>(width) ? t + delta : t);
+}
+
+template <class T> T __ldg(const T* p) {
+  return *p;
+}
+inline float __expf(float x) {
+  return expf(x);
+}
+inline float __logf(float x) {
+  return logf(x);
+}
+inline float __fdividef(float a, float b) {
+  return a / b;
+}
+inline float rsqrtf(float x) {
+  return 1.0f / sqrtf(x);
+}
+
+// bfloat16 (cuda_bf16.h): storage and the conversions the kernels use.
+struct __nv_bfloat16 {
+  uint16_t bits;
+};
+struct __nv_bfloat162 {
+  __nv_bfloat16 x, y;
+};
+inline float __bfloat162float(__nv_bfloat16 h) {
+  uint32_t u = static_cast<uint32_t>(h.bits) << 16;
+  float f;
+  std::memcpy(&f, &u, sizeof(f));
+  return f;
+}
+inline __nv_bfloat16 __float2bfloat16_rn(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof(u));
+  if ((u & 0x7fffffffu) > 0x7f800000u)
+    return {0x7fc0};
+  u += 0x7fffu + ((u >> 16) & 1u);
+  return {static_cast<uint16_t>(u >> 16)};
+}
+inline __nv_bfloat16 __float2bfloat16(float f) {
+  return __float2bfloat16_rn(f);
+}
+inline float2 __bfloat1622float2(__nv_bfloat162 h) {
+  return {__bfloat162float(h.x), __bfloat162float(h.y)};
+}
+inline __nv_bfloat162 __floats2bfloat162_rn(float a, float b) {
+  return {__float2bfloat16_rn(a), __float2bfloat16_rn(b)};
+}
+
+// The kernel's source follows.

@@ -1,0 +1,228 @@
+// The GPU definition tasks' CUDA kernels, run on the CPU (tests/devices/
+// cuda_on_cpu.hpp) through the CPU harness against the task's reference on
+// small workloads: the logic of each baseline and template instance is
+// checked in CI, where no GPU is; the GPU hardware tests check them on a
+// GPU. Also the emulation itself: barriers, shuffles, and a deadlock.
+
+#include <filesystem>
+#include <fstream>
+
+#include <dlfcn.h>
+
+#include <catch2/catch.hpp>
+
+#include "actors/agent/render.hpp"
+#include "actors/protocol/error.hpp"
+#include "devices/compiler.hpp"
+#include "runtime/task_file.hpp"
+#include "tests/devices/cuda_on_cpu.hpp"
+#include "tests/devices/test_support.hpp"
+
+using namespace eat;
+using namespace eat::devices;
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kernels = fs::path{EAT_SOURCE_DIR} / "kernels";
+
+/// The CPU task `name` (whose definition, reference, tolerances and input
+/// generators the CUDA task shares) with `lines` as its workloads.
+task_spec small_task(const std::string& name,
+  const std::vector<std::string>& lines, const fs::path& dir) {
+  auto folder = dir / name;
+  fs::create_directories(folder);
+  for (const auto& e : fs::directory_iterator(kernels / name))
+    if (e.path().filename() != "workloads.jsonl")
+      fs::copy_file(e.path(), folder / e.path().filename());
+  std::ofstream out{folder / "workloads.jsonl"};
+  for (const auto& l : lines)
+    out << l << "\n";
+  out.close();
+  auto task = load_task(dir, name);
+  if (!task)
+    FAIL("cannot load " << name << ": " << render(task.error()));
+  return std::move(*task);
+}
+
+/// A workload line of the MLA or GQA definition: `batch` requests over
+/// `tokens` pages in all, the other inputs random.
+std::string decode_line(bool mla, int batch, int tokens) {
+  auto n = std::to_string(tokens);
+  std::string random = R"({"type": "random"})";
+  std::string tensors = mla ? R"("q_nope": )" + random + R"(, "q_pe": )"
+                                + random + R"(, "ckv_cache": )" + random
+                                + R"(, "kpe_cache": )" + random
+                            : R"("q": )" + random + R"(, "k_cache": )"
+                                + random + R"(, "v_cache": )" + random;
+  std::string scale = mla ? "0.1352337747812271" : "0.08838834764831845";
+  return R"({"definition": ")"
+         + std::string{mla ? "mla_paged_decode_h16_ckv512_kpe64_ps1"
+                           : "gqa_paged_decode_h32_kv4_d128_ps1"}
+         + R"(", "workload": {"axes": {"batch_size": )"
+         + std::to_string(batch) + R"(, "num_pages": )" + n
+         + R"(, "len_indptr": )" + std::to_string(batch + 1)
+         + R"(, "num_kv_indices": )" + n + R"(}, "inputs": {)" + tensors
+         + R"(, "kv_indptr": )" + random + R"(, "kv_indices": )" + random
+         + R"(, "sm_scale": {"type": "scalar", "value": )" + scale
+         + "}}}}";
+}
+
+eval_result evaluate(const task_spec& task, const std::string& cu) {
+  auto work = test::make_temp_dir();
+  auto opts = test::fast_options(work);
+  auto dev = test::make_device(opts);
+  auto c = test::make_candidate("cuda_on_cpu", test::cuda_on_cpu(cu));
+  c.task = task.name;
+  return dev->evaluate(task, c, 11);
+}
+
+} // namespace
+
+TEST_CASE("cuda_on_cpu runs barriers, shuffles and a grid like a GPU") {
+  // Block sums by a shared-memory tree and by warp shuffles must agree
+  // with the plain sum, for 3 blocks of 96 threads (3 warps).
+  const std::string cu = R"(#include <cuda_runtime.h>
+#include <cstdint>
+namespace {
+__global__ void sums(const float* x, float* out) {
+  __shared__ float part[96];
+  __shared__ float warps[3];
+  const int t = threadIdx.x;
+  const float v = x[blockIdx.x * 96 + t];
+  part[t] = v;
+  __syncthreads();
+  if (t == 0) {
+    float s = 0;
+    for (int i = 0; i < 96; ++i) s += part[i];
+    out[blockIdx.x * 2] = s;
+  }
+  float w = v;
+  for (int o = 16; o > 0; o /= 2) w += __shfl_xor_sync(0xffffffffu, w, o);
+  if (t % 32 == 0) warps[t / 32] = w;
+  __syncthreads();
+  if (t == 0) out[blockIdx.x * 2 + 1] = warps[0] + warps[1] + warps[2];
+}
+}
+extern "C" int eat_kernel(const void* const* in, void* const* out,
+                          const int64_t*, void* stream) {
+  sums<<<3, 96, 0, static_cast<cudaStream_t>(stream)>>>(
+      static_cast<const float*>(in[0]), static_cast<float*>(out[0]));
+  return 0;
+}
+)";
+  auto dir = test::make_temp_dir();
+  auto comp = compiler::make("g++", dir.path().string(), 120);
+  REQUIRE(comp);
+  auto built
+    = comp->compile(test::cuda_on_cpu(cu), {"-O1", "-std=c++17"}, "sums.cpp");
+  REQUIRE(built);
+  INFO(built->log);
+  REQUIRE(built->ok);
+  auto* handle = ::dlopen(built->so_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  REQUIRE(handle != nullptr);
+  using entry = void (*)(const void* const*, void* const*, const int64_t*);
+  auto fn = reinterpret_cast<entry>(::dlsym(handle, "eat_kernel"));
+  REQUIRE(fn != nullptr);
+  std::vector<float> x(3 * 96);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = static_cast<float>(i % 7) - 3.0f;
+  std::vector<float> out(6, -1.0f);
+  const void* in[] = {x.data()};
+  void* outs[] = {out.data()};
+  fn(in, outs, nullptr);
+  for (int b = 0; b < 3; ++b) {
+    float s = 0;
+    for (int i = 0; i < 96; ++i)
+      s += x[static_cast<size_t>(b * 96 + i)];
+    CHECK(out[static_cast<size_t>(b * 2)] == s);
+    CHECK(out[static_cast<size_t>(b * 2 + 1)] == s);
+  }
+  ::dlclose(handle);
+}
+
+TEST_CASE("cuda_on_cpu rewrites launches of template kernels and rejects "
+          "what it cannot run") {
+  auto cpu = test::cuda_on_cpu(R"(#include <cuda_runtime.h>
+template <int n> __global__ void k(int* x) { x[threadIdx.x] = n; }
+extern "C" int eat_kernel(const void* const*, void* const* out,
+                          const int64_t*, void* s) {
+  k<4><<<dim3(1), dim3(32), 0, static_cast<cudaStream_t>(s)>>>(
+      static_cast<int*>(out[0]));
+  return 0;
+}
+)");
+  CHECK(cpu.find("eat_emu::launcher(dim3(1), dim3(32), 0, "
+                 "static_cast<cudaStream_t>(s))(k<4>, ")
+        != std::string::npos);
+  auto body = cpu.substr(cpu.find("// The kernel's source follows."));
+  CHECK(body.find("<<<") == std::string::npos);
+  CHECK_THROWS_WITH(test::cuda_on_cpu("#include <cuda_fp16.h>\nextern \"C\" "
+                                      "int eat_kernel(){}"),
+    Catch::Contains("CUDA header"));
+  CHECK_THROWS_WITH(test::cuda_on_cpu("int main() {}"),
+    Catch::Contains("eat_kernel"));
+}
+
+TEST_CASE("cuda_on_cpu stops a block whose barriers cannot release") {
+  // Odd threads wait for the block, even ones for their warp: on a GPU a
+  // hang or undefined behaviour, here an abort the harness reports.
+  auto dir = test::make_temp_dir();
+  auto task = small_task("mla_paged_decode_h16_ckv512_kpe64_ps1",
+    {decode_line(true, 1, 3)}, dir.path());
+  auto r = evaluate(task, R"(#include <cuda_runtime.h>
+#include <cstdint>
+__global__ void stuck() {
+  if (threadIdx.x % 2) __syncthreads(); else __syncwarp();
+}
+extern "C" int eat_kernel(const void* const*, void* const*, const int64_t*,
+                          void* s) {
+  stuck<<<1, 64, 0, static_cast<cudaStream_t>(s)>>>();
+  return 0;
+}
+)");
+  CHECK(r.status == eval_status::runtime_error);
+  CHECK(r.detail.find("deadlocks") != std::string::npos);
+}
+
+TEST_CASE("the CUDA MLA decode baseline agrees with the reference when run "
+          "on the CPU") {
+  auto dir = test::make_temp_dir();
+  auto task = small_task("mla_paged_decode_h16_ckv512_kpe64_ps1",
+    {decode_line(true, 1, 5), decode_line(true, 3, 11)},
+    dir.path());
+  auto r = evaluate(task,
+    test::read_source(
+      "kernels/mla_paged_decode_h16_ckv512_kpe64_ps1_cuda/baseline.cu"));
+  INFO(r.detail << r.build_log);
+  CHECK(r.status == eval_status::passed);
+}
+
+TEST_CASE("a CUDA MLA kernel with a wrong softmax fails on the CPU") {
+  auto dir = test::make_temp_dir();
+  auto task = small_task("mla_paged_decode_h16_ckv512_kpe64_ps1",
+    {decode_line(true, 2, 7)}, dir.path());
+  auto cu = test::read_source(
+    "kernels/mla_paged_decode_h16_ckv512_kpe64_ps1_cuda/baseline.cu");
+  const std::string exact = "const float p = expf(s - next);";
+  auto at = cu.find(exact);
+  REQUIRE(at != std::string::npos);
+  cu.replace(at, exact.size(), "const float p = 1.01f * expf(s - next);");
+  auto r = evaluate(task, cu);
+  CHECK(r.status == eval_status::incorrect);
+  CHECK(r.detail.find("lse") != std::string::npos);
+}
+
+TEST_CASE("the CUDA GQA decode baseline agrees with the reference when run "
+          "on the CPU") {
+  auto dir = test::make_temp_dir();
+  auto task = small_task("gqa_paged_decode_h32_kv4_d128_ps1",
+    {decode_line(false, 1, 4), decode_line(false, 2, 9)},
+    dir.path());
+  auto r = evaluate(task,
+    test::read_source(
+      "kernels/gqa_paged_decode_h32_kv4_d128_ps1_cuda/baseline.cu"));
+  INFO(r.detail << r.build_log);
+  CHECK(r.status == eval_status::passed);
+}

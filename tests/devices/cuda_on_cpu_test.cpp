@@ -226,3 +226,29 @@ TEST_CASE("the CUDA GQA decode baseline agrees with the reference when run "
   INFO(r.detail << r.build_log);
   CHECK(r.status == eval_status::passed);
 }
+
+TEST_CASE("kv_shared instances of the CUDA MLA task agree with the "
+          "reference when run on the CPU") {
+  auto cuda = load_task(kernels, "mla_paged_decode_h16_ckv512_kpe64_ps1_cuda");
+  REQUIRE(cuda);
+  REQUIRE(cuda->families.size() == 1);
+  const auto& family = cuda->families[0];
+  CHECK(family.name == "kv_shared");
+  auto dir = test::make_temp_dir();
+  // 2 requests of at least 1 token, 40 in all: tiles of 8 and 32 end
+  // part-full; one request of 3 tokens, shorter than any tile.
+  auto task = small_task("mla_paged_decode_h16_ckv512_kpe64_ps1",
+    {decode_line(true, 2, 40), decode_line(true, 1, 3)}, dir.path());
+  for (param_map params : std::vector<param_map>{
+         {{"heads", "16"}, {"tile", "16"}, {"warps", "4"}},
+         {{"heads", "4"}, {"tile", "32"}, {"warps", "8"}},
+         {{"heads", "1"}, {"tile", "8"}, {"warps", "4"}}}) {
+    auto source = render_template(family, params);
+    REQUIRE(source);
+    auto r = evaluate(task, *source);
+    INFO("heads " << params["heads"] << " tile " << params["tile"]
+                  << " warps " << params["warps"] << ": " << r.detail
+                  << r.build_log);
+    CHECK(r.status == eval_status::passed);
+  }
+}

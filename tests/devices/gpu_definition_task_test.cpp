@@ -264,6 +264,25 @@ void check_decode_tasks(
     INFO(out.detail << out.build_log);
     CHECK(out.status == eval_status::passed);
     CHECK(exports(out.candidate_object, "eat_kernel"));
+    // Each family's instance of all first values (the default) compiles;
+    // those of all middle and all last values compile or stop as an
+    // invalid combination.
+    for (const auto& f : task.families)
+      for (int pick = 0; pick < 3; ++pick) {
+        param_map params;
+        for (const auto& p : f.params)
+          params[p.name] = p.values[pick == 0   ? 0
+                                    : pick == 1 ? p.values.size() / 2
+                                                : p.values.size() - 1];
+        auto inst = tools->prepare(
+          task, make_candidate("t", instance(task, params, f.name)), arch);
+        INFO(f.name << " pick " << pick << ": " << inst.detail
+                    << inst.build_log);
+        if (pick > 0 && inst.status == eval_status::compile_error)
+          CHECK_THAT(inst.build_log, Catch::Contains("invalid combination:"));
+        else
+          CHECK(inst.status == eval_status::passed);
+      }
   }
 }
 
@@ -272,7 +291,7 @@ void check_decode_tasks(
 
 #if EAT_TEST_HAVE_CUDA
 TEST_CASE("the CUDA MLA and GQA decode tasks load as their CPU tasks do and "
-          "their baselines compile with nvcc for sm_90") {
+          "their baselines and templates compile with nvcc for sm_90") {
   check_decode_tasks("cuda", EAT_TEST_NVCC, "sm_90");
 }
 #endif

@@ -252,3 +252,27 @@ TEST_CASE("kv_shared instances of the CUDA MLA task agree with the "
     CHECK(r.status == eval_status::passed);
   }
 }
+
+TEST_CASE("group_shared instances of the CUDA GQA task agree with the "
+          "reference when run on the CPU") {
+  auto cuda = load_task(kernels, "gqa_paged_decode_h32_kv4_d128_ps1_cuda");
+  REQUIRE(cuda);
+  REQUIRE(cuda->families.size() == 1);
+  const auto& family = cuda->families[0];
+  CHECK(family.name == "group_shared");
+  auto dir = test::make_temp_dir();
+  auto task = small_task("gqa_paged_decode_h32_kv4_d128_ps1",
+    {decode_line(false, 2, 40), decode_line(false, 1, 3)}, dir.path());
+  for (param_map params : std::vector<param_map>{
+         {{"heads", "8"}, {"tile", "16"}, {"warps", "4"}, {"lanes", "8"}},
+         {{"heads", "2"}, {"tile", "32"}, {"warps", "8"}, {"lanes", "32"}},
+         {{"heads", "1"}, {"tile", "8"}, {"warps", "4"}, {"lanes", "16"}}}) {
+    auto source = render_template(family, params);
+    REQUIRE(source);
+    auto r = evaluate(task, *source);
+    INFO("heads " << params["heads"] << " tile " << params["tile"]
+                  << " warps " << params["warps"] << " lanes "
+                  << params["lanes"] << ": " << r.detail << r.build_log);
+    CHECK(r.status == eval_status::passed);
+  }
+}

@@ -187,8 +187,8 @@ TEST_CASE("on a CUDA GPU the cuBLAS expert passes and is reported") {
     result.geomean_speedup, result.method.c_str());
 }
 
-TEST_CASE("on a CUDA GPU the MLA and GQA decode baselines agree with their "
-          "references") {
+TEST_CASE("on a CUDA GPU the MLA and GQA decode baselines and template "
+          "instances agree with their references") {
   scratch_dir dir = make_temp_dir();
   auto made = make_cuda_device("cuda0", 0, quick_gpu_options("cuda", dir));
   REQUIRE(made);
@@ -204,6 +204,27 @@ TEST_CASE("on a CUDA GPU the MLA and GQA decode baselines agree with their "
       task, make_candidate("b", task.baseline_source), 5);
     INFO(result.detail << result.build_log);
     CHECK(result.status == eval_status::passed);
+    // Each family's instances of all first and all middle values.
+    for (const auto& f : task.families)
+      for (int pick = 0; pick < 2; ++pick) {
+        param_map params;
+        for (const auto& p : f.params)
+          params[p.name] = p.values[pick == 0 ? 0 : p.values.size() / 2];
+        auto source = render_template(f, params);
+        REQUIRE(source);
+        auto r = (*made)->evaluate(task, make_candidate(f.name, *source), 5);
+        INFO(f.name << " pick " << pick << ": " << r.detail << r.build_log);
+        CHECK(r.status == eval_status::passed);
+        std::string label = f.name;
+        for (const auto& [k, v] : params)
+          label += " " + k + "=" + v;
+        for (const auto& w : r.workloads)
+          std::printf("%s %s, %s: median %.1f us, baseline %.1f us\n", name,
+            label.c_str(), w.workload.c_str(), w.candidate_median_ns / 1e3,
+            w.baseline_median_ns / 1e3);
+        std::printf("%s %s: %s, geomean speedup %.2f\n", name, label.c_str(),
+          to_string(r.status).c_str(), r.geomean_speedup);
+      }
   }
 }
 

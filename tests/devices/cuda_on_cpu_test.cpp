@@ -240,15 +240,16 @@ TEST_CASE("kv_shared instances of the CUDA MLA task agree with the "
   auto task = small_task("mla_paged_decode_h16_ckv512_kpe64_ps1",
     {decode_line(true, 2, 40), decode_line(true, 1, 3)}, dir.path());
   for (param_map params : std::vector<param_map>{
-         {{"heads", "16"}, {"tile", "16"}, {"warps", "4"}},
-         {{"heads", "4"}, {"tile", "32"}, {"warps", "8"}},
-         {{"heads", "1"}, {"tile", "8"}, {"warps", "4"}}}) {
+         {{"heads", "16"}, {"tile", "16"}, {"warps", "4"}, {"splits", "1"}},
+         {{"heads", "4"}, {"tile", "32"}, {"warps", "8"}, {"splits", "4"}},
+         // More splits than the 3-token request has tokens: empty splits.
+         {{"heads", "1"}, {"tile", "8"}, {"warps", "4"}, {"splits", "16"}}}) {
     auto source = render_template(family, params);
     REQUIRE(source);
     auto r = evaluate(task, *source);
     INFO("heads " << params["heads"] << " tile " << params["tile"]
-                  << " warps " << params["warps"] << ": " << r.detail
-                  << r.build_log);
+                  << " warps " << params["warps"] << " splits "
+                  << params["splits"] << ": " << r.detail << r.build_log);
     CHECK(r.status == eval_status::passed);
   }
 }

@@ -17,7 +17,7 @@
 // divergent code, __syncthreads in half the block) aborts with a message.
 // __shared__ variables are function statics, shared by the threads of a
 // block; since blocks run in turn, every block sees them as its own.
-// Device memory is host memory.
+// Device memory is host memory (cudaMalloc is malloc).
 
 #include <algorithm>
 #include <cmath>
@@ -68,6 +68,14 @@ inline cudaError_t cudaGetLastError() {
   return cudaSuccess;
 }
 constexpr int warpSize = 32;
+inline cudaError_t cudaMalloc(void** p, size_t bytes) {
+  *p = std::malloc(bytes);
+  return *p != nullptr ? cudaSuccess : 2; // cudaErrorMemoryAllocation
+}
+inline cudaError_t cudaFree(void* p) {
+  std::free(p);
+  return cudaSuccess;
+}
 
 namespace eat_emu {
 

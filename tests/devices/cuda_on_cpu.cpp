@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <stdexcept>
+#include <vector>
 
 #include "tests/devices/test_support.hpp"
 
@@ -62,23 +63,28 @@ void rewrite_launches(std::string& s) {
 
 } // namespace
 
-std::string cuda_on_cpu(const std::string& cu) {
-  auto body = cu;
-  for (const char* header :
-    {"#include <cuda_runtime.h>", "#include <cuda_bf16.h>"})
+namespace {
+
+/// `source` with `includes` removed, launches rewritten, the GPU entry
+/// renamed and a CPU entry appended, after `defines` and the prelude.
+std::string on_cpu(const std::string& source,
+  const std::vector<std::string>& includes, const std::string& defines) {
+  auto body = source;
+  for (const auto& header : includes)
     replace_all(body, header, "");
   if (body.find("#include <cuda") != std::string::npos
+      || body.find("#include <hip/") != std::string::npos
       || body.find("#include <mma") != std::string::npos)
-    throw std::runtime_error("cuda_on_cpu: a CUDA header it cannot stand in "
-                             "for");
+    throw std::runtime_error("cuda_on_cpu: a CUDA or HIP header it cannot "
+                             "stand in for");
   const std::string entry = "extern \"C\" int eat_kernel(";
   auto at = body.find(entry);
   if (at == std::string::npos)
     throw std::runtime_error("cuda_on_cpu: no extern \"C\" int eat_kernel(");
   body.replace(at, entry.size(), "int eat_gpu_kernel(");
   rewrite_launches(body);
-  return read_source("tests/devices/cuda_on_cpu/prelude.hpp") + "\n" + body
-         + R"(
+  return defines + read_source("tests/devices/cuda_on_cpu/prelude.hpp") + "\n"
+         + body + R"(
 extern "C" void eat_kernel(
     const void* const* inputs, void* const* outputs, const int64_t* axes) {
   if (int rc = eat_gpu_kernel(inputs, outputs, axes, nullptr); rc != 0) {
@@ -87,6 +93,18 @@ extern "C" void eat_kernel(
   }
 }
 )";
+}
+
+} // namespace
+
+std::string cuda_on_cpu(const std::string& cu) {
+  return on_cpu(
+    cu, {"#include <cuda_runtime.h>", "#include <cuda_bf16.h>"}, "");
+}
+
+std::string hip_on_cpu(const std::string& hip) {
+  return on_cpu(
+    hip, {"#include <hip/hip_runtime.h>"}, "#define EAT_EMU_HIP 1\n");
 }
 
 } // namespace eat::devices::test

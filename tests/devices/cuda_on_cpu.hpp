@@ -17,4 +17,9 @@ namespace eat::devices::test {
 /// std::runtime_error naming what it cannot rewrite.
 std::string cuda_on_cpu(const std::string& cu);
 
+/// The same for a HIP source (`#include <hip/hip_runtime.h>`, hip* names,
+/// __shfl_xor without a mask): warps are 64-lane wavefronts, as on the
+/// AMD GPUs the HIP tasks target.
+std::string hip_on_cpu(const std::string& hip);
+
 } // namespace eat::devices::test

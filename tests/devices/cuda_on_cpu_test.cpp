@@ -69,11 +69,14 @@ std::string decode_line(bool mla, int batch, int tokens) {
          + "}}}}";
 }
 
-eval_result evaluate(const task_spec& task, const std::string& cu) {
+/// Evaluates CUDA source `cu` (HIP source with `hip`) as a CPU candidate.
+eval_result evaluate(
+  const task_spec& task, const std::string& cu, bool hip = false) {
   auto work = test::make_temp_dir();
   auto opts = test::fast_options(work);
   auto dev = test::make_device(opts);
-  auto c = test::make_candidate("cuda_on_cpu", test::cuda_on_cpu(cu));
+  auto c = test::make_candidate(
+    "cuda_on_cpu", hip ? test::hip_on_cpu(cu) : test::cuda_on_cpu(cu));
   c.task = task.name;
   return dev->evaluate(task, c, 11);
 }
@@ -160,7 +163,7 @@ extern "C" int eat_kernel(const void* const*, void* const* out,
   CHECK(body.find("<<<") == std::string::npos);
   CHECK_THROWS_WITH(test::cuda_on_cpu("#include <cuda_fp16.h>\nextern \"C\" "
                                       "int eat_kernel(){}"),
-    Catch::Contains("CUDA header"));
+    Catch::Contains("header it cannot stand in for"));
   CHECK_THROWS_WITH(test::cuda_on_cpu("int main() {}"),
     Catch::Contains("eat_kernel"));
 }
@@ -274,6 +277,22 @@ TEST_CASE("group_shared instances of the CUDA GQA task agree with the "
     INFO("heads " << params["heads"] << " tile " << params["tile"]
                   << " warps " << params["warps"] << " lanes "
                   << params["lanes"] << ": " << r.detail << r.build_log);
+    CHECK(r.status == eval_status::passed);
+  }
+}
+
+TEST_CASE("the HIP MLA and GQA decode baselines agree with their references "
+          "when run on the CPU with 64-lane wavefronts") {
+  auto dir = test::make_temp_dir();
+  for (bool mla : {true, false}) {
+    std::string name = mla ? "mla_paged_decode_h16_ckv512_kpe64_ps1"
+                           : "gqa_paged_decode_h32_kv4_d128_ps1";
+    INFO(name);
+    auto task = small_task(name,
+      {decode_line(mla, 1, 4), decode_line(mla, 3, 13)}, dir.path());
+    auto r = evaluate(task,
+      test::read_source("kernels/" + name + "_hip/baseline.hip"), true);
+    INFO(r.detail << r.build_log);
     CHECK(r.status == eval_status::passed);
   }
 }

@@ -11,8 +11,8 @@
 // (ucontext, no OS threads: the runner's sandbox limits processes) that
 // run until they wait at a barrier. __syncthreads() releases when every
 // live thread of the block waits there; a warp barrier (__syncwarp and
-// each step of a shuffle) when every live thread of the warp (32 threads)
-// waits there. Threads that return no longer count, as on a GPU. A block
+// each step of a shuffle) when every live thread of the warp (32 threads;
+// a 64-lane wavefront for HIP sources, EAT_EMU_HIP) waits there. Threads that return no longer count, as on a GPU. A block
 // whose threads wait at barriers that can never release (a shuffle in
 // divergent code, __syncthreads in half the block) aborts with a message.
 // __shared__ variables are function statics, shared by the threads of a
@@ -67,7 +67,11 @@ constexpr cudaError_t cudaSuccess = 0;
 inline cudaError_t cudaGetLastError() {
   return cudaSuccess;
 }
+#if defined(EAT_EMU_HIP)
+constexpr int warpSize = 64;
+#else
 constexpr int warpSize = 32;
+#endif
 inline cudaError_t cudaMalloc(void** p, size_t bytes) {
   *p = std::malloc(bytes);
   return *p != nullptr ? cudaSuccess : 2; // cudaErrorMemoryAllocation
@@ -159,8 +163,9 @@ inline void run_block(unsigned threads) {
       swapcontext(&r.scheduler, &r.fibers[t].context);
     }
     bool released = false;
-    for (unsigned w = 0; w < threads; w += 32)
-      released |= release(w, std::min(threads, w + 32), state::warp_barrier);
+    const unsigned wave = warpSize;
+    for (unsigned w = 0; w < threads; w += wave)
+      released |= release(w, std::min(threads, w + wave), state::warp_barrier);
     if (released || release(0, threads, state::block_barrier))
       continue;
     for (const auto& f : r.fibers)
@@ -222,24 +227,57 @@ inline void __syncwarp(unsigned = 0xffffffffu) {
   eat_emu::wait(eat_emu::state::warp_barrier);
 }
 
-template <class T> T __shfl_sync(unsigned, T v, int src, int width = 32) {
+template <class T> T __shfl_sync(unsigned, T v, int src, int width = warpSize) {
   unsigned t = eat_emu::run().current;
   unsigned base = t - t % static_cast<unsigned>(width);
   return eat_emu::exchange(v, base + static_cast<unsigned>(src % width));
 }
 template <class T>
-T __shfl_xor_sync(unsigned, T v, int mask, int width = 32) {
+T __shfl_xor_sync(unsigned, T v, int mask, int width = warpSize) {
   unsigned t = eat_emu::run().current;
   unsigned base = t - t % static_cast<unsigned>(width);
   return eat_emu::exchange(
       v, base + ((t - base) ^ static_cast<unsigned>(mask)));
 }
 template <class T>
-T __shfl_down_sync(unsigned, T v, unsigned delta, int width = 32) {
+T __shfl_down_sync(unsigned, T v, unsigned delta, int width = warpSize) {
   unsigned t = eat_emu::run().current;
   unsigned lane = t % static_cast<unsigned>(width);
   return eat_emu::exchange(
       v, lane + delta < static_cast<unsigned>(width) ? t + delta : t);
+}
+
+#if defined(EAT_EMU_HIP)
+// HIP's names for the same things, and its shuffle without a mask.
+using hipStream_t = void*;
+using hipError_t = int;
+constexpr hipError_t hipSuccess = 0;
+inline hipError_t hipGetLastError() {
+  return hipSuccess;
+}
+inline hipError_t hipMalloc(void** p, size_t bytes) {
+  return cudaMalloc(p, bytes);
+}
+inline hipError_t hipFree(void* p) {
+  return cudaFree(p);
+}
+template <class T> T __shfl_xor(T v, int mask, int width = warpSize) {
+  return __shfl_xor_sync(0u, v, mask, width);
+}
+template <class T> T __shfl(T v, int src, int width = warpSize) {
+  return __shfl_sync(0u, v, src, width);
+}
+#endif
+
+inline float __uint_as_float(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, sizeof(f));
+  return f;
+}
+inline uint32_t __float_as_uint(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof(u));
+  return u;
 }
 
 template <class T> T __ldg(const T* p) {

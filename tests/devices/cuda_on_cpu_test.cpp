@@ -230,9 +230,11 @@ TEST_CASE("the CUDA GQA decode baseline agrees with the reference when run "
   CHECK(r.status == eval_status::passed);
 }
 
-TEST_CASE("kv_shared instances of the CUDA MLA task agree with the "
+TEST_CASE("kv_shared instances of the CUDA and HIP MLA tasks agree with the "
           "reference when run on the CPU") {
-  auto cuda = load_task(kernels, "mla_paged_decode_h16_ckv512_kpe64_ps1_cuda");
+  const bool hip = GENERATE(false, true);
+  auto cuda = load_task(kernels,
+    std::string{"mla_paged_decode_h16_ckv512_kpe64_ps1_"} + (hip ? "hip" : "cuda"));
   REQUIRE(cuda);
   REQUIRE(cuda->families.size() == 1);
   const auto& family = cuda->families[0];
@@ -249,8 +251,8 @@ TEST_CASE("kv_shared instances of the CUDA MLA task agree with the "
          {{"heads", "1"}, {"tile", "8"}, {"warps", "4"}, {"splits", "16"}}}) {
     auto source = render_template(family, params);
     REQUIRE(source);
-    auto r = evaluate(task, *source);
-    INFO("heads " << params["heads"] << " tile " << params["tile"]
+    auto r = evaluate(task, *source, hip);
+    INFO((hip ? "HIP" : "CUDA") << " heads " << params["heads"] << " tile " << params["tile"]
                   << " warps " << params["warps"] << " splits "
                   << params["splits"] << ": " << r.detail << r.build_log);
     CHECK(r.status == eval_status::passed);

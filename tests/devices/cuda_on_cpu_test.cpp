@@ -259,9 +259,11 @@ TEST_CASE("kv_shared instances of the CUDA and HIP MLA tasks agree with the "
   }
 }
 
-TEST_CASE("group_shared instances of the CUDA GQA task agree with the "
-          "reference when run on the CPU") {
-  auto cuda = load_task(kernels, "gqa_paged_decode_h32_kv4_d128_ps1_cuda");
+TEST_CASE("group_shared instances of the CUDA and HIP GQA tasks agree with "
+          "the reference when run on the CPU") {
+  const bool hip = GENERATE(false, true);
+  auto cuda = load_task(kernels,
+    std::string{"gqa_paged_decode_h32_kv4_d128_ps1_"} + (hip ? "hip" : "cuda"));
   REQUIRE(cuda);
   REQUIRE(cuda->families.size() == 1);
   const auto& family = cuda->families[0];
@@ -275,9 +277,9 @@ TEST_CASE("group_shared instances of the CUDA GQA task agree with the "
          {{"heads", "1"}, {"tile", "8"}, {"warps", "4"}, {"lanes", "16"}}}) {
     auto source = render_template(family, params);
     REQUIRE(source);
-    auto r = evaluate(task, *source);
-    INFO("heads " << params["heads"] << " tile " << params["tile"]
-                  << " warps " << params["warps"] << " lanes "
+    auto r = evaluate(task, *source, hip);
+    INFO((hip ? "HIP" : "CUDA") << " heads " << params["heads"] << " tile "
+                  << params["tile"] << " warps " << params["warps"] << " lanes "
                   << params["lanes"] << ": " << r.detail << r.build_log);
     CHECK(r.status == eval_status::passed);
   }

@@ -54,8 +54,8 @@ void rewrite_launches(std::string& s) {
     auto config = s.substr(at + 3, close - at - 3);
     auto rest = s.find_first_not_of(" \t\n", paren + 1);
     bool no_args = rest != std::string::npos && s[rest] == ')';
-    auto text = "eat_emu::launcher(" + config + ")(" + kernel
-                + (no_args ? "" : ", ");
+    auto text
+      = "eat_emu::launcher(" + config + ")(" + kernel + (no_args ? "" : ", ");
     s.replace(start, paren + 1 - start, text);
     at = start + text.size();
   }

@@ -1,8 +1,8 @@
-// The GPU definition tasks' CUDA kernels, run on the CPU (tests/devices/
-// cuda_on_cpu.hpp) through the CPU harness against the task's reference on
-// small workloads: the logic of each baseline and template instance is
-// checked in CI, where no GPU is; the GPU hardware tests check them on a
-// GPU. Also the emulation itself: barriers, shuffles, and a deadlock.
+// The GPU definition tasks' CUDA and HIP kernels, run on the CPU
+// (tests/devices/cuda_on_cpu.hpp) through the CPU harness against the
+// task's reference on small workloads: the logic of each baseline and template
+// instance is checked in CI, where no GPU is; the GPU hardware tests check them
+// on a GPU. Also the emulation itself: barriers, shuffles, and a deadlock.
 
 #include <filesystem>
 #include <fstream>
@@ -54,19 +54,18 @@ std::string decode_line(bool mla, int batch, int tokens) {
   std::string tensors = mla ? R"("q_nope": )" + random + R"(, "q_pe": )"
                                 + random + R"(, "ckv_cache": )" + random
                                 + R"(, "kpe_cache": )" + random
-                            : R"("q": )" + random + R"(, "k_cache": )"
-                                + random + R"(, "v_cache": )" + random;
+                            : R"("q": )" + random + R"(, "k_cache": )" + random
+                                + R"(, "v_cache": )" + random;
   std::string scale = mla ? "0.1352337747812271" : "0.08838834764831845";
   return R"({"definition": ")"
          + std::string{mla ? "mla_paged_decode_h16_ckv512_kpe64_ps1"
                            : "gqa_paged_decode_h32_kv4_d128_ps1"}
-         + R"(", "workload": {"axes": {"batch_size": )"
-         + std::to_string(batch) + R"(, "num_pages": )" + n
-         + R"(, "len_indptr": )" + std::to_string(batch + 1)
-         + R"(, "num_kv_indices": )" + n + R"(}, "inputs": {)" + tensors
-         + R"(, "kv_indptr": )" + random + R"(, "kv_indices": )" + random
-         + R"(, "sm_scale": {"type": "scalar", "value": )" + scale
-         + "}}}}";
+         + R"(", "workload": {"axes": {"batch_size": )" + std::to_string(batch)
+         + R"(, "num_pages": )" + n + R"(, "len_indptr": )"
+         + std::to_string(batch + 1) + R"(, "num_kv_indices": )" + n
+         + R"(}, "inputs": {)" + tensors + R"(, "kv_indptr": )" + random
+         + R"(, "kv_indices": )" + random
+         + R"(, "sm_scale": {"type": "scalar", "value": )" + scale + "}}}}";
 }
 
 /// Evaluates CUDA source `cu` (HIP source with `hip`) as a CPU candidate.
@@ -164,8 +163,8 @@ extern "C" int eat_kernel(const void* const*, void* const* out,
   CHECK_THROWS_WITH(test::cuda_on_cpu("#include <cuda_fp16.h>\nextern \"C\" "
                                       "int eat_kernel(){}"),
     Catch::Contains("header it cannot stand in for"));
-  CHECK_THROWS_WITH(test::cuda_on_cpu("int main() {}"),
-    Catch::Contains("eat_kernel"));
+  CHECK_THROWS_WITH(
+    test::cuda_on_cpu("int main() {}"), Catch::Contains("eat_kernel"));
 }
 
 TEST_CASE("cuda_on_cpu stops a block whose barriers cannot release") {
@@ -193,11 +192,10 @@ TEST_CASE("the CUDA MLA decode baseline agrees with the reference when run "
           "on the CPU") {
   auto dir = test::make_temp_dir();
   auto task = small_task("mla_paged_decode_h16_ckv512_kpe64_ps1",
-    {decode_line(true, 1, 5), decode_line(true, 3, 11)},
-    dir.path());
-  auto r = evaluate(task,
-    test::read_source(
-      "kernels/mla_paged_decode_h16_ckv512_kpe64_ps1_cuda/baseline.cu"));
+    {decode_line(true, 1, 5), decode_line(true, 3, 11)}, dir.path());
+  auto r = evaluate(
+    task, test::read_source(
+            "kernels/mla_paged_decode_h16_ckv512_kpe64_ps1_cuda/baseline.cu"));
   INFO(r.detail << r.build_log);
   CHECK(r.status == eval_status::passed);
 }
@@ -221,11 +219,10 @@ TEST_CASE("the CUDA GQA decode baseline agrees with the reference when run "
           "on the CPU") {
   auto dir = test::make_temp_dir();
   auto task = small_task("gqa_paged_decode_h32_kv4_d128_ps1",
-    {decode_line(false, 1, 4), decode_line(false, 2, 9)},
-    dir.path());
-  auto r = evaluate(task,
-    test::read_source(
-      "kernels/gqa_paged_decode_h32_kv4_d128_ps1_cuda/baseline.cu"));
+    {decode_line(false, 1, 4), decode_line(false, 2, 9)}, dir.path());
+  auto r = evaluate(
+    task, test::read_source(
+            "kernels/gqa_paged_decode_h32_kv4_d128_ps1_cuda/baseline.cu"));
   INFO(r.detail << r.build_log);
   CHECK(r.status == eval_status::passed);
 }
@@ -233,8 +230,9 @@ TEST_CASE("the CUDA GQA decode baseline agrees with the reference when run "
 TEST_CASE("kv_shared instances of the CUDA and HIP MLA tasks agree with the "
           "reference when run on the CPU") {
   const bool hip = GENERATE(false, true);
-  auto cuda = load_task(kernels,
-    std::string{"mla_paged_decode_h16_ckv512_kpe64_ps1_"} + (hip ? "hip" : "cuda"));
+  auto cuda
+    = load_task(kernels, std::string{"mla_paged_decode_h16_ckv512_kpe64_ps1_"}
+                           + (hip ? "hip" : "cuda"));
   REQUIRE(cuda);
   REQUIRE(cuda->families.size() == 1);
   const auto& family = cuda->families[0];
@@ -252,9 +250,10 @@ TEST_CASE("kv_shared instances of the CUDA and HIP MLA tasks agree with the "
     auto source = render_template(family, params);
     REQUIRE(source);
     auto r = evaluate(task, *source, hip);
-    INFO((hip ? "HIP" : "CUDA") << " heads " << params["heads"] << " tile " << params["tile"]
-                  << " warps " << params["warps"] << " splits "
-                  << params["splits"] << ": " << r.detail << r.build_log);
+    INFO((hip ? "HIP" : "CUDA")
+         << " heads " << params["heads"] << " tile " << params["tile"]
+         << " warps " << params["warps"] << " splits " << params["splits"]
+         << ": " << r.detail << r.build_log);
     CHECK(r.status == eval_status::passed);
   }
 }
@@ -278,9 +277,10 @@ TEST_CASE("group_shared instances of the CUDA and HIP GQA tasks agree with "
     auto source = render_template(family, params);
     REQUIRE(source);
     auto r = evaluate(task, *source, hip);
-    INFO((hip ? "HIP" : "CUDA") << " heads " << params["heads"] << " tile "
-                  << params["tile"] << " warps " << params["warps"] << " lanes "
-                  << params["lanes"] << ": " << r.detail << r.build_log);
+    INFO((hip ? "HIP" : "CUDA")
+         << " heads " << params["heads"] << " tile " << params["tile"]
+         << " warps " << params["warps"] << " lanes " << params["lanes"] << ": "
+         << r.detail << r.build_log);
     CHECK(r.status == eval_status::passed);
   }
 }
@@ -292,10 +292,10 @@ TEST_CASE("the HIP MLA and GQA decode baselines agree with their references "
     std::string name = mla ? "mla_paged_decode_h16_ckv512_kpe64_ps1"
                            : "gqa_paged_decode_h32_kv4_d128_ps1";
     INFO(name);
-    auto task = small_task(name,
-      {decode_line(mla, 1, 4), decode_line(mla, 3, 13)}, dir.path());
-    auto r = evaluate(task,
-      test::read_source("kernels/" + name + "_hip/baseline.hip"), true);
+    auto task = small_task(
+      name, {decode_line(mla, 1, 4), decode_line(mla, 3, 13)}, dir.path());
+    auto r = evaluate(
+      task, test::read_source("kernels/" + name + "_hip/baseline.hip"), true);
     INFO(r.detail << r.build_log);
     CHECK(r.status == eval_status::passed);
   }

@@ -2,9 +2,12 @@
 // the task library.
 
 #include <cstdio>
+#include <memory>
 #include <optional>
+#include <tuple>
 
 #include "devices/cpu_device.hpp"
+#include "devices/gpu_toolchain.hpp"
 #include "devices/scratch_dir.hpp"
 #include "runtime/cli.hpp"
 #include "runtime/flashinfer_import.hpp"
@@ -20,7 +23,7 @@ namespace {
 constexpr const char* help = R"(usage: eat tasks [list] [--tasks-dir DIR]
        eat tasks show NAME [--tasks-dir DIR]
        eat tasks check [NAME...] [--tasks-dir DIR] [--sample N]
-                       [--work-dir DIR]
+                       [--work-dir DIR] [--cuda-arch SM] [--hip-arch GFX]
        eat tasks import DEFINITION.json WORKLOADS.jsonl [--tasks-dir DIR]
 
 Lists the tasks (folders holding a task.toml, format: docs/tasks.md), or
@@ -33,9 +36,13 @@ loads, the naive and the expert baseline pass against the reference on
 every workload, and each template family's default instance plus N more
 (--sample, default 2, drawn deterministically) compile; an instance the
 template rejects ("invalid combination: ...") is a clear rejection, not a
-failure. Prints one line per check and a summary; exits 1 naming the
-failures. --work-dir keeps the compile cache (default: a temporary
-directory, removed afterwards).
+failure. GPU tasks (backend cuda or hip) cannot run on the CPU: where nvcc
+or hipcc runs, their reference, baselines and the same template instances
+are compiled (for --cuda-arch, default sm_90; --hip-arch, default gfx90a)
+and their evaluation is reported as skipped; without the compiler only
+loading is checked. Prints one line per check and a summary; exits 1
+naming the failures. --work-dir keeps the compile cache (default: a
+temporary directory, removed afterwards).
 
 import: creates DIR/<definition name>/ from a FlashInfer-Bench definition
 and its workloads (JSONL; only the lines of that definition are kept), with
@@ -144,10 +151,29 @@ exit_code check_tasks(const parsed_args& a, const std::filesystem::path& dir,
     (executable_dir() / "eat-runner").string(), work_dir));
   if (!dev)
     return report(out, dev.error());
-  out << "checking " << names.size() << " task(s) on "
-      << (*dev)->description() << std::endl;
   task_check_options opts;
   opts.sample = static_cast<uint32_t>(*sample);
+  std::string gpu_note;
+  for (const auto& [backend, program, option, arch] :
+    {std::tuple{"cuda", "nvcc", "cuda-arch", "sm_90"},
+      std::tuple{"hip", "hipcc", "hip-arch", "gfx90a"}}) {
+    auto chosen = a.options.count(option) > 0 ? a.options.at(option)
+                                              : std::string{arch};
+    auto tools = devices::gpu_toolchain::make(backend, program, "g++",
+      {"-O3"}, work_dir + "/" + backend, 600);
+    if (!tools)
+      continue; // the backend's tasks are only loaded
+    auto shared
+      = std::make_shared<devices::gpu_toolchain>(std::move(*tools));
+    auto what = std::string{program} + " for " + chosen;
+    opts.gpu_compilers[backend] = {what,
+      [shared, chosen](const task_spec& t, const candidate& c) {
+        return shared->prepare(t, c, chosen);
+      }};
+    gpu_note += "; " + std::string{backend} + " tasks compiled with " + what;
+  }
+  out << "checking " << names.size() << " task(s) on "
+      << (*dev)->description() << gpu_note << std::endl;
   size_t index = 0;
   std::vector<std::string> failures;
   for (const auto& name : names)
@@ -183,7 +209,10 @@ exit_code import_task(const parsed_args& a, const std::filesystem::path& dir,
 
 exit_code cmd_tasks(const std::vector<std::string>& args, std::ostream& out) {
   auto parsed = parse_command(args,
-                              {"tasks", help, {"tasks-dir", "sample", "work-dir"}, {},
+                              {"tasks", help,
+                                {"tasks-dir", "sample", "work-dir", "cuda-arch",
+                                  "hip-arch"},
+                                {},
                                0, 256,
                                "'list', 'show NAME', 'check [NAME...]' or "
                               "'import DEFINITION WORKLOADS'"},

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <random>
 #include <set>
 
@@ -70,8 +71,27 @@ task_check_line check_source(const task_spec& task, devices::device& dev,
   return {task.name, what, false, detail};
 }
 
+/// The compile stage of a device (or of a GPU toolchain without a device).
+using prepare_fn
+  = std::function<devices::prepared(const task_spec&, const candidate&)>;
+
+/// Compiles one of the task's own sources with a GPU compiler: it must.
+task_check_line compile_source(const task_spec& task, const prepare_fn& prepare,
+  const std::string& what, const std::string& source,
+  const std::string& compiler) {
+  auto prep = prepare(task, make_candidate(task, what, what, source));
+  if (prep.status == eval_status::passed)
+    return {task.name, what, true,
+      "compiles with " + compiler + "; not run: no " + task.backend
+        + " device here"};
+  auto detail = std::string{to_string(prep.status)} + ": " + prep.detail;
+  if (!prep.build_log.empty())
+    detail += " (" + first_error(prep.build_log) + ")";
+  return {task.name, what, false, detail};
+}
+
 /// Compiles one template instance.
-task_check_line check_instance(const task_spec& task, devices::device& dev,
+task_check_line check_instance(const task_spec& task, const prepare_fn& prepare,
   const template_family& family, const param_map& params, bool is_default) {
   task_check_line line{
     task.name, "template " + instance_name(family, params), false, {}};
@@ -82,7 +102,7 @@ task_check_line check_instance(const task_spec& task, devices::device& dev,
   }
   auto c = make_candidate(task, family.name, family.name, std::move(*source));
   c.params = params;
-  auto prep = dev.prepare(task, c);
+  auto prep = prepare(task, c);
   if (prep.status == eval_status::passed) {
     line.ok = true;
     line.detail = is_default ? "default instance compiles" : "compiles";
@@ -159,10 +179,31 @@ std::vector<task_check_line> check_task_spec(const task_spec& task,
       report(line);
     lines.push_back(std::move(line));
   };
+  auto sampled = [&](const prepare_fn& prepare) {
+    for (const auto& family : task.families) {
+      auto instances = sample_instances(family, opts.sample, opts.seed);
+      for (size_t i = 0; i < instances.size(); ++i)
+        add(check_instance(task, prepare, family, instances[i], i == 0));
+    }
+  };
   if (task.backend != "cpu") {
+    auto gpu = opts.gpu_compilers.find(task.backend);
+    if (gpu == opts.gpu_compilers.end()) {
+      add({task.name, "evaluation", true,
+        "skipped: backend " + task.backend + " needs a " + task.backend
+          + " device and its compiler; only loading was checked"});
+      return lines;
+    }
+    const auto& compiler = gpu->second;
+    add(compile_source(task, compiler.prepare, "baseline",
+      task.baseline_source, compiler.what));
+    if (!task.expert_source.empty())
+      add(compile_source(task, compiler.prepare, "expert",
+        task.expert_source, compiler.what));
+    sampled(compiler.prepare);
     add({task.name, "evaluation", true,
       "skipped: backend " + task.backend + " needs a " + task.backend
-        + " device; only loading was checked"});
+        + " device; the sources were compiled with " + compiler.what});
     return lines;
   }
   if (auto why = devices::check_task(task); !why.empty()) {
@@ -172,11 +213,9 @@ std::vector<task_check_line> check_task_spec(const task_spec& task,
   add(check_source(task, dev, "baseline", task.baseline_source, opts.seed));
   if (!task.expert_source.empty())
     add(check_source(task, dev, "expert", task.expert_source, opts.seed));
-  for (const auto& family : task.families) {
-    auto instances = sample_instances(family, opts.sample, opts.seed);
-    for (size_t i = 0; i < instances.size(); ++i)
-      add(check_instance(task, dev, family, instances[i], i == 0));
-  }
+  sampled([&dev](const task_spec& t, const candidate& c) {
+    return dev.prepare(t, c);
+  });
   return lines;
 }
 

@@ -3,7 +3,10 @@
 // one and the expert, if any) pass against the reference on every
 // workload, and its template instances compile, where an instance the
 // template itself rejects ("invalid combination: ...") counts as a clear
-// rejection, not a failure. docs/tasks.md describes the checks.
+// rejection, not a failure. A GPU task (backend cuda or hip) cannot run on
+// the CPU device; given a compiler for its backend, its reference,
+// baselines and template instances are compiled instead. docs/tasks.md
+// describes the checks.
 //
 // A plain function over a device the caller owns; it evaluates one thing at
 // a time on the calling thread.
@@ -13,6 +16,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -23,6 +27,16 @@
 
 namespace eat {
 
+/// Compiles a GPU task's sources without running them.
+struct gpu_compile_check {
+  /// What compiles, for the report, e.g. "nvcc for sm_90".
+  std::string what;
+  /// Compiles the task's reference, baseline and `c` (a GPU toolchain's
+  /// prepare for one architecture).
+  std::function<devices::prepared(const task_spec&, const candidate&)>
+    prepare;
+};
+
 /// How much of a task's template space is checked.
 struct task_check_options {
   /// Instances per template family checked besides its default instance
@@ -30,6 +44,9 @@ struct task_check_options {
   uint32_t sample = 2;
   /// Seed of the sample and of the evaluations.
   uint64_t seed = 1;
+  /// By backend ("cuda", "hip"): how GPU tasks of that backend are
+  /// compiled. A GPU task whose backend has none is only loaded.
+  std::map<std::string, gpu_compile_check> gpu_compilers;
 };
 
 /// CPU device options for checking: the runner at `runner_path`, caches in
@@ -61,8 +78,10 @@ std::vector<param_map> sample_instances(
   const template_family& family, uint32_t sample, uint64_t seed);
 
 /// Runs every check of `task` on `dev`, reporting each line as it is done.
-/// Tasks for another backend than "cpu" get one "skipped" line (ok): the
-/// CPU device cannot evaluate them.
+/// Tasks for another backend than "cpu" cannot run on the CPU device: with
+/// a compiler for their backend in `opts`, their baselines and sampled
+/// template instances are compiled, then a "skipped" evaluation line (ok)
+/// follows; without one, the "skipped" line alone.
 std::vector<task_check_line> check_task_spec(const task_spec& task,
   devices::device& dev, const task_check_options& opts,
   const task_check_report& report);

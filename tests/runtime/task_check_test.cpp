@@ -1,6 +1,7 @@
 // `eat tasks check` (runtime/task_check.hpp): every shipped task passes;
 // a broken template instance is reported by name, an instance the template
-// rejects is not a failure; the loader explains a bad expert_libs value.
+// rejects is not a failure; the loader explains a bad expert_libs value; a
+// GPU task's sources are compiled, not run, where its compiler is.
 
 #include <catch2/catch.hpp>
 
@@ -224,4 +225,116 @@ TEST_CASE("tasks check of a freshly imported definition names the missing "
   REQUIRE(finished.size() == 2);
   CHECK(finished[1].what == "baseline");
   CHECK(finished[1].ok);
+}
+
+namespace {
+
+/// A GPU compiler standing in for nvcc: records what it compiled; fails
+/// sources holding `broken`; with `reject_others`, rejects every template
+/// instance but a family's default as an invalid combination.
+struct fake_gpu_compiler {
+  std::vector<std::string> compiled;
+  std::string broken = "\x01";
+  bool reject_others = false;
+
+  /// The task whose families define the default instances.
+  const task_spec* task = nullptr;
+
+  /// True if `c` is its family's default instance (every first value).
+  bool is_default(const candidate& c) const {
+    for (const auto& f : task->families)
+      if (f.name == c.family) {
+        for (const auto& p : f.params) {
+          auto at = c.params.find(p.name);
+          if (at == c.params.end() || at->second != p.values.front())
+            return false;
+        }
+        return true;
+      }
+    return false;
+  }
+
+  gpu_compile_check check() {
+    return {"fakecc for sm_00", [this](const task_spec&, const candidate& c) {
+              compiled.push_back(c.id);
+              devices::prepared p;
+              if (c.source.find(broken) != std::string::npos) {
+                p.status = eval_status::compile_error;
+                p.detail = "the candidate does not compile";
+                p.build_log = "candidate.cu(3): error: expected a ';'";
+              } else if (reject_others && !c.params.empty()
+                         && !is_default(c)) {
+                p.status = eval_status::compile_error;
+                p.build_log = "candidate.cu(9): error: static assertion "
+                              "failed with \"invalid combination: too big\"";
+              }
+              return p;
+            }};
+  }
+};
+
+} // namespace
+
+TEST_CASE("a GPU task's baseline and template instances are compiled where "
+          "its backend has a compiler, and its evaluation is skipped") {
+  eat::test::temp_dir work;
+  auto dev = make_device(work.path());
+  auto task = load_task(source_dir / "kernels", "sgemm_cuda");
+  REQUIRE(task);
+  REQUIRE(task->backend == "cuda");
+  REQUIRE_FALSE(task->families.empty());
+  fake_gpu_compiler fake;
+  task_check_options opts;
+  opts.sample = 1;
+  opts.gpu_compilers["cuda"] = fake.check();
+  auto lines = check_task_spec(*task, *dev, opts, {});
+  // The baseline, two instances per family, then the skipped evaluation.
+  REQUIRE(lines.size() == 2 + 2 * task->families.size());
+  CHECK(fake.compiled.size() == 1 + 2 * task->families.size());
+  CHECK(lines.front().what == "baseline");
+  CHECK(lines.front().detail
+        == "compiles with fakecc for sm_00; not run: no cuda device here");
+  CHECK(lines.back().what == "evaluation");
+  CHECK(lines.back().detail.find("skipped") != std::string::npos);
+  for (const auto& l : lines) {
+    INFO(l.what << " (" << l.detail << ")");
+    CHECK(l.ok);
+  }
+
+  SECTION("a baseline that does not compile fails with the compiler's error") {
+    fake.broken = task->baseline_source.substr(0, 200);
+    opts.gpu_compilers["cuda"] = fake.check();
+    auto failed = check_task_spec(*task, *dev, opts, {});
+    REQUIRE_FALSE(failed.empty());
+    CHECK_FALSE(failed.front().ok);
+    CHECK_THAT(failed.front().detail, Catch::Contains("expected a ';'"));
+  }
+  SECTION("instances the template rejects are reported as intended") {
+    fake.reject_others = true;
+    fake.task = &*task;
+    opts.gpu_compilers["cuda"] = fake.check();
+    auto checked = check_task_spec(*task, *dev, opts, {});
+    size_t intended = 0;
+    for (const auto& l : checked) {
+      INFO(l.what << " (" << l.detail << ")");
+      CHECK(l.ok);
+      intended += l.detail.find("rejected as intended") != std::string::npos;
+    }
+    CHECK(intended == task->families.size());
+  }
+}
+
+TEST_CASE("a GPU task whose backend has no compiler is only loaded") {
+  eat::test::temp_dir work;
+  auto dev = make_device(work.path());
+  auto task = load_task(source_dir / "kernels", "gemm_n4096_k4096_hip");
+  REQUIRE(task);
+  task_check_options opts;
+  fake_gpu_compiler fake;
+  opts.gpu_compilers["cuda"] = fake.check(); // not the task's backend
+  auto lines = check_task_spec(*task, *dev, opts, {});
+  REQUIRE(lines.size() == 1);
+  CHECK(lines[0].ok);
+  CHECK_THAT(lines[0].detail, Catch::Contains("only loading was checked"));
+  CHECK(fake.compiled.empty());
 }

@@ -80,6 +80,35 @@ eval_result evaluate(
   return dev->evaluate(task, c, 11);
 }
 
+/// The CUDA and the HIP task of MLA (`mla`) or GQA have one template
+/// family, `family`; each of `instances` of it passes against the
+/// reference on 2 requests of 40 tokens in all (tiles of 8 and 32 end
+/// part-full) and on 1 request of 3 tokens (shorter than any tile).
+void check_family(bool mla, const std::string& family,
+  const std::vector<param_map>& instances) {
+  const std::string name = mla ? "mla_paged_decode_h16_ckv512_kpe64_ps1"
+                               : "gqa_paged_decode_h32_kv4_d128_ps1";
+  auto dir = test::make_temp_dir();
+  auto task = small_task(
+    name, {decode_line(mla, 2, 40), decode_line(mla, 1, 3)}, dir.path());
+  for (bool hip : {false, true}) {
+    auto gpu = load_task(kernels, name + (hip ? "_hip" : "_cuda"));
+    REQUIRE(gpu);
+    REQUIRE(gpu->families.size() == 1);
+    CHECK(gpu->families[0].name == family);
+    for (const auto& params : instances) {
+      auto source = render_template(gpu->families[0], params);
+      REQUIRE(source);
+      auto r = evaluate(task, *source, hip);
+      std::string label = hip ? "HIP" : "CUDA";
+      for (const auto& [k, v] : params)
+        label += " " + k + "=" + v;
+      INFO(label << ": " << r.detail << r.build_log);
+      CHECK(r.status == eval_status::passed);
+    }
+  }
+}
+
 } // namespace
 
 TEST_CASE("cuda_on_cpu runs barriers, shuffles and a grid like a GPU") {
@@ -229,60 +258,19 @@ TEST_CASE("the CUDA GQA decode baseline agrees with the reference when run "
 
 TEST_CASE("kv_shared instances of the CUDA and HIP MLA tasks agree with the "
           "reference when run on the CPU") {
-  const bool hip = GENERATE(false, true);
-  auto cuda
-    = load_task(kernels, std::string{"mla_paged_decode_h16_ckv512_kpe64_ps1_"}
-                           + (hip ? "hip" : "cuda"));
-  REQUIRE(cuda);
-  REQUIRE(cuda->families.size() == 1);
-  const auto& family = cuda->families[0];
-  CHECK(family.name == "kv_shared");
-  auto dir = test::make_temp_dir();
-  // 2 requests of at least 1 token, 40 in all: tiles of 8 and 32 end
-  // part-full; one request of 3 tokens, shorter than any tile.
-  auto task = small_task("mla_paged_decode_h16_ckv512_kpe64_ps1",
-    {decode_line(true, 2, 40), decode_line(true, 1, 3)}, dir.path());
-  for (param_map params : std::vector<param_map>{
-         {{"heads", "16"}, {"tile", "16"}, {"warps", "4"}, {"splits", "1"}},
-         {{"heads", "4"}, {"tile", "32"}, {"warps", "8"}, {"splits", "4"}},
-         // More splits than the 3-token request has tokens: empty splits.
-         {{"heads", "1"}, {"tile", "8"}, {"warps", "4"}, {"splits", "16"}}}) {
-    auto source = render_template(family, params);
-    REQUIRE(source);
-    auto r = evaluate(task, *source, hip);
-    INFO((hip ? "HIP" : "CUDA")
-         << " heads " << params["heads"] << " tile " << params["tile"]
-         << " warps " << params["warps"] << " splits " << params["splits"]
-         << ": " << r.detail << r.build_log);
-    CHECK(r.status == eval_status::passed);
-  }
+  check_family(true, "kv_shared",
+    {{{"heads", "16"}, {"tile", "16"}, {"warps", "4"}, {"splits", "1"}},
+      {{"heads", "4"}, {"tile", "32"}, {"warps", "8"}, {"splits", "4"}},
+      // More splits than the 3-token request has tokens: empty splits.
+      {{"heads", "1"}, {"tile", "8"}, {"warps", "4"}, {"splits", "16"}}});
 }
 
 TEST_CASE("group_shared instances of the CUDA and HIP GQA tasks agree with "
           "the reference when run on the CPU") {
-  const bool hip = GENERATE(false, true);
-  auto cuda = load_task(kernels,
-    std::string{"gqa_paged_decode_h32_kv4_d128_ps1_"} + (hip ? "hip" : "cuda"));
-  REQUIRE(cuda);
-  REQUIRE(cuda->families.size() == 1);
-  const auto& family = cuda->families[0];
-  CHECK(family.name == "group_shared");
-  auto dir = test::make_temp_dir();
-  auto task = small_task("gqa_paged_decode_h32_kv4_d128_ps1",
-    {decode_line(false, 2, 40), decode_line(false, 1, 3)}, dir.path());
-  for (param_map params : std::vector<param_map>{
-         {{"heads", "8"}, {"tile", "16"}, {"warps", "4"}, {"lanes", "8"}},
-         {{"heads", "2"}, {"tile", "32"}, {"warps", "8"}, {"lanes", "32"}},
-         {{"heads", "1"}, {"tile", "8"}, {"warps", "4"}, {"lanes", "16"}}}) {
-    auto source = render_template(family, params);
-    REQUIRE(source);
-    auto r = evaluate(task, *source, hip);
-    INFO((hip ? "HIP" : "CUDA")
-         << " heads " << params["heads"] << " tile " << params["tile"]
-         << " warps " << params["warps"] << " lanes " << params["lanes"] << ": "
-         << r.detail << r.build_log);
-    CHECK(r.status == eval_status::passed);
-  }
+  check_family(false, "group_shared",
+    {{{"heads", "8"}, {"tile", "16"}, {"warps", "4"}, {"lanes", "8"}},
+      {{"heads", "2"}, {"tile", "32"}, {"warps", "8"}, {"lanes", "32"}},
+      {{"heads", "1"}, {"tile", "8"}, {"warps", "4"}, {"lanes", "16"}}});
 }
 
 TEST_CASE("the HIP MLA and GQA decode baselines agree with their references "

@@ -304,14 +304,10 @@ struct __nv_bfloat162 {
   __nv_bfloat16 x, y;
 };
 inline float __bfloat162float(__nv_bfloat16 h) {
-  uint32_t u = static_cast<uint32_t>(h.bits) << 16;
-  float f;
-  std::memcpy(&f, &u, sizeof(f));
-  return f;
+  return __uint_as_float(static_cast<uint32_t>(h.bits) << 16);
 }
 inline __nv_bfloat16 __float2bfloat16_rn(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof(u));
+  uint32_t u = __float_as_uint(f);
   if ((u & 0x7fffffffu) > 0x7f800000u)
     return {0x7fc0};
   u += 0x7fffu + ((u >> 16) & 1u);

@@ -113,7 +113,7 @@ step "figures to record in docs/performance.md"
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,clocks_throttle_reasons.active --format=csv || true
 grep -E "tiled .*geomean speedup" "$ctest_log" || true
 grep -E "gemm_n4096_k4096 (cuBLAS expert|tiled|tensor_core)" "$ctest_log" || true
-grep -E "_cuda (kv_shared|group_shared) " "$ctest_log" || true
+grep -E "_cuda (kv_shared|warp_split|group_shared) " "$ctest_log" || true
 grep -iE "speedup|median|cv|best|SM [0-9]+ MHz" "${build_dir}/gpu-check-status.log" || true
 elapsed=$(( $(date +%s) - start ))
 [ "$elapsed" -le 480 ] || fail "took ${elapsed} s, more than 8 minutes"

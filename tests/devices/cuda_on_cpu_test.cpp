@@ -275,6 +275,13 @@ TEST_CASE("warp_split instances of the CUDA and HIP MLA tasks agree with "
       {{"heads", "2"}, {"warps", "16"}}});
 }
 
+TEST_CASE("warp_split instances of the CUDA and HIP GQA tasks agree with "
+          "the reference when run on the CPU") {
+  check_family(false, "warp_split",
+    {{{"heads", "1"}, {"warps", "2"}}, {{"heads", "8"}, {"warps", "4"}},
+      {{"heads", "2"}, {"warps", "16"}}});
+}
+
 TEST_CASE("group_shared instances of the CUDA and HIP GQA tasks agree with "
           "the reference when run on the CPU") {
   check_family(false, "group_shared",

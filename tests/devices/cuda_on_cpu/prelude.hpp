@@ -8,16 +8,16 @@
 // `eat_emu::launcher(grid, block, smem, stream)(k, args)`).
 //
 // Model: blocks run one after another; the threads of a block are fibers
-// (ucontext, no OS threads: the runner's sandbox limits processes) that
-// run until they wait at a barrier. __syncthreads() releases when every
-// live thread of the block waits there; a warp barrier (__syncwarp and
-// each step of a shuffle) when every live thread of the warp (32 threads;
-// a 64-lane wavefront for HIP sources, EAT_EMU_HIP) waits there. Threads that return no longer count, as on a GPU. A block
-// whose threads wait at barriers that can never release (a shuffle in
-// divergent code, __syncthreads in half the block) aborts with a message.
-// __shared__ variables are function statics, shared by the threads of a
-// block; since blocks run in turn, every block sees them as its own.
-// Device memory is host memory (cudaMalloc is malloc).
+// (ucontext, no OS threads: the runner's sandbox limits processes) that run
+// until they wait at a barrier. __syncthreads() releases when every live
+// thread of the block waits there; a warp barrier (__syncwarp and each step
+// of a shuffle) when every live thread of the warp (32 threads; a 64-lane
+// wavefront for HIP sources, EAT_EMU_HIP) waits there. Threads that return
+// no longer count, as on a GPU. A block whose threads wait at barriers that
+// can never release (a shuffle in divergent code, __syncthreads in half the
+// block) aborts with a message. __shared__ variables are function statics,
+// shared by the threads of a block; since blocks run in turn, every block
+// sees them as its own. Device memory is host memory (cudaMalloc is malloc).
 
 #include <algorithm>
 #include <cmath>

@@ -220,18 +220,6 @@ extern "C" int eat_kernel(const void* const*, void* const*, const int64_t*,
   CHECK(r.detail.find("deadlocks") != std::string::npos);
 }
 
-TEST_CASE("the CUDA MLA decode baseline agrees with the reference when run "
-          "on the CPU") {
-  auto dir = test::make_temp_dir();
-  auto task = small_task("mla_paged_decode_h16_ckv512_kpe64_ps1",
-    {decode_line(true, 1, 5), decode_line(true, 3, 11)}, dir.path());
-  auto r = evaluate(
-    task, test::read_source(
-            "kernels/mla_paged_decode_h16_ckv512_kpe64_ps1_cuda/baseline.cu"));
-  INFO(r.detail << r.build_log);
-  CHECK(r.status == eval_status::passed);
-}
-
 TEST_CASE("a CUDA MLA kernel with a wrong softmax fails on the CPU") {
   auto dir = test::make_temp_dir();
   auto task = small_task("mla_paged_decode_h16_ckv512_kpe64_ps1",
@@ -245,18 +233,6 @@ TEST_CASE("a CUDA MLA kernel with a wrong softmax fails on the CPU") {
   auto r = evaluate(task, cu);
   CHECK(r.status == eval_status::incorrect);
   CHECK(r.detail.find("lse") != std::string::npos);
-}
-
-TEST_CASE("the CUDA GQA decode baseline agrees with the reference when run "
-          "on the CPU") {
-  auto dir = test::make_temp_dir();
-  auto task = small_task("gqa_paged_decode_h32_kv4_d128_ps1",
-    {decode_line(false, 1, 4), decode_line(false, 2, 9)}, dir.path());
-  auto r = evaluate(
-    task, test::read_source(
-            "kernels/gqa_paged_decode_h32_kv4_d128_ps1_cuda/baseline.cu"));
-  INFO(r.detail << r.build_log);
-  CHECK(r.status == eval_status::passed);
 }
 
 TEST_CASE("kv_shared instances of the CUDA and HIP MLA tasks agree with the "
@@ -290,18 +266,22 @@ TEST_CASE("group_shared instances of the CUDA and HIP GQA tasks agree with "
       {{"heads", "1"}, {"tile", "8"}, {"warps", "4"}, {"lanes", "16"}}});
 }
 
-TEST_CASE("the HIP MLA and GQA decode baselines agree with their references "
-          "when run on the CPU with 64-lane wavefronts") {
+TEST_CASE("the CUDA and HIP MLA and GQA decode baselines agree with their "
+          "references when run on the CPU (HIP with 64-lane wavefronts)") {
   auto dir = test::make_temp_dir();
   for (bool mla : {true, false}) {
     std::string name = mla ? "mla_paged_decode_h16_ckv512_kpe64_ps1"
                            : "gqa_paged_decode_h32_kv4_d128_ps1";
-    INFO(name);
     auto task = small_task(
       name, {decode_line(mla, 1, 4), decode_line(mla, 3, 13)}, dir.path());
-    auto r = evaluate(
-      task, test::read_source("kernels/" + name + "_hip/baseline.hip"), true);
-    INFO(r.detail << r.build_log);
-    CHECK(r.status == eval_status::passed);
+    for (bool hip : {false, true}) {
+      INFO(name << (hip ? " HIP" : " CUDA"));
+      auto r = evaluate(task,
+        test::read_source("kernels/" + name
+                          + (hip ? "_hip/baseline.hip" : "_cuda/baseline.cu")),
+        hip);
+      INFO(r.detail << r.build_log);
+      CHECK(r.status == eval_status::passed);
+    }
   }
 }

@@ -7,9 +7,12 @@
 #include <fstream>
 #include <sstream>
 
+#include <sys/wait.h>
+
 #include "runtime/cli.hpp"
 #include "runtime/report.hpp"
 #include "tests/actors/protocol/samples.hpp"
+#include "tests/runtime/process.hpp"
 #include "tests/support/temp_dir.hpp"
 
 using namespace eat;
@@ -107,6 +110,29 @@ TEST_CASE("eat tasks lists and shows the shipped tasks") {
   CHECK_THAT(show.out, Catch::Contains("loop_order"));
   auto unknown = eat_cli({"tasks", "show", "nope", "--tasks-dir", dir});
   CHECK(unknown.code == exit_code::invalid_input);
+}
+
+TEST_CASE("eat tasks check compiles a CUDA task for --cuda-arch where nvcc "
+          "runs, and only loads it where it does not") {
+  eat::test::temp_dir work;
+  eat::test::child_process check{EAT_BINARY,
+    {"tasks", "check", "sgemm_cuda", "--sample", "1", "--cuda-arch", "sm_80",
+      "--tasks-dir", std::string{EAT_SOURCE_DIR} + "/kernels", "--work-dir",
+      work.path().string()}};
+  std::string out;
+  int status = check.finish(out);
+  INFO(out);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  if (out.find("cuda tasks compiled with nvcc for sm_80") != std::string::npos) {
+    CHECK_THAT(out, Catch::Contains("sgemm_cuda: baseline (compiles with nvcc "
+                                    "for sm_80; not run: no cuda device"));
+    CHECK_THAT(out, Catch::Contains("(default instance compiles)"));
+    CHECK_THAT(out, Catch::Contains("the sources were compiled with nvcc for "
+                                    "sm_80"));
+  } else {
+    CHECK_THAT(out, Catch::Contains("only loading was checked"));
+  }
 }
 
 TEST_CASE("a progress line names the candidate, its outcome and the best") {

@@ -87,7 +87,8 @@ exit_code cmd_run(const std::vector<std::string>& args, std::ostream& out) {
     cfg = with_overrides(*cfg, a);
   if (!cfg)
     return fail(cfg.error());
-  auto task = load_task(cfg->run.tasks_dir, cfg->run.task);
+  auto task = load_task(
+    cfg->run.tasks_dir, cfg->run.task, task_overrides{cfg->run.workloads});
   if (!task)
     return fail(task.error());
   if (auto ok = check_agent_backend(*cfg); !ok)

@@ -21,9 +21,10 @@ namespace eat {
 namespace {
 
 constexpr const char* help = R"(usage: eat tasks [list] [--tasks-dir DIR]
-       eat tasks show NAME [--tasks-dir DIR]
+       eat tasks show NAME [--tasks-dir DIR] [--workloads FILE]
        eat tasks check [NAME...] [--tasks-dir DIR] [--sample N]
                        [--work-dir DIR] [--cuda-arch SM] [--hip-arch GFX]
+                       [--workloads FILE] [--eval-timeout S]
        eat tasks import DEFINITION.json WORKLOADS.jsonl [--tasks-dir DIR]
 
 Lists the tasks (folders holding a task.toml, format: docs/tasks.md), or
@@ -43,6 +44,14 @@ and their evaluation is reported as skipped; without the compiler only
 loading is checked. Prints one line per check and a summary; exits 1
 naming the failures. --work-dir keeps the compile cache (default: a
 temporary directory, removed afterwards).
+
+--workloads FILE: show or check a definition task with the workloads of
+FILE (JSONL) instead of its own, e.g. --workloads
+kernels/mla_paged_decode_h16_ckv512_kpe64_ps1/workloads_flashinfer.jsonl
+for all of FlashInfer-Bench's workloads where a decode task runs a subset.
+An evaluation (every workload of one baseline or instance) is killed after
+--eval-timeout seconds, default 300; the full sets need more on a small
+machine.
 
 import: creates DIR/<definition name>/ from a FlashInfer-Bench definition
 and its workloads (JSONL; only the lines of that definition are kept), with
@@ -114,6 +123,16 @@ void show(std::ostream& out, const task_spec& t) {
   }
 }
 
+/// The --workloads option as an absolute path, empty when absent.
+std::filesystem::path workloads_option(const parsed_args& a) {
+  auto i = a.options.find("workloads");
+  if (i == a.options.end() || i->second.empty())
+    return {};
+  std::error_code ec;
+  auto path = std::filesystem::absolute(i->second, ec);
+  return ec ? std::filesystem::path{i->second} : path;
+}
+
 /// Prints one check line: "[ok] task: what (detail)" or "[FAIL] ...".
 void print_line(std::ostream& out, size_t index, const task_check_line& l) {
   out << "[" << index << "] " << (l.ok ? "ok   " : "FAIL ") << l.task << ": "
@@ -147,12 +166,18 @@ exit_code check_tasks(const parsed_args& a, const std::filesystem::path& dir,
     temp.emplace(std::move(*made));
     work_dir = temp->path().string();
   }
-  auto dev = devices::make_cpu_device("check", task_check_cpu_options(
-    (executable_dir() / "eat-runner").string(), work_dir));
+  auto timeout = positive_option(a, "eval-timeout", 300);
+  if (!timeout)
+    return report(out, timeout.error());
+  auto cpu = task_check_cpu_options(
+    (executable_dir() / "eat-runner").string(), work_dir);
+  cpu.eval_timeout_s = static_cast<double>(*timeout);
+  auto dev = devices::make_cpu_device("check", cpu);
   if (!dev)
     return report(out, dev.error());
   task_check_options opts;
   opts.sample = static_cast<uint32_t>(*sample);
+  opts.workloads = workloads_option(a);
   std::string gpu_note;
   for (const auto& [backend, program, option, arch] :
     {std::tuple{"cuda", "nvcc", "cuda-arch", "sm_90"},
@@ -211,7 +236,7 @@ exit_code cmd_tasks(const std::vector<std::string>& args, std::ostream& out) {
   auto parsed = parse_command(args,
                               {"tasks", help,
                                 {"tasks-dir", "sample", "work-dir", "cuda-arch",
-                                  "hip-arch"},
+                                  "hip-arch", "workloads", "eval-timeout"},
                                 {},
                                0, 256,
                                "'list', 'show NAME', 'check [NAME...]' or "
@@ -234,7 +259,7 @@ exit_code cmd_tasks(const std::vector<std::string>& args, std::ostream& out) {
     return exit_code::ok;
   }
   if (pos[0] == "show" && pos.size() == 2) {
-    auto task = load_task(dir, pos[1]);
+    auto task = load_task(dir, pos[1], task_overrides{workloads_option(a)});
     if (!task)
       return fail(task.error());
     show(out, *task);

@@ -180,6 +180,8 @@ run_section read_run(table_reader s, const fs::path& base,
   r.root = resolve(base, root.value_or(r.root.string()));
   auto tasks_dir = s.string("tasks_dir", non_empty);
   r.tasks_dir = resolve(base, tasks_dir.value_or(r.tasks_dir.string()));
+  if (auto workloads = s.string("workloads", non_empty))
+    r.workloads = resolve(base, *workloads);
   r.seed = s.integer("seed", 0, max_integer).value_or(r.seed);
   r.max_evaluations
     = s.integer("max_evaluations", 1, 1000000).value_or(r.max_evaluations);
@@ -433,7 +435,7 @@ config read_sections(const toml::table& root, const fs::path& file,
   auto base = fs::absolute(file, ec).parent_path();
   config cfg;
   cfg.run = read_run(section(root, "run",
-                       {"name", "root", "task", "tasks_dir", "seed",
+                       {"name", "root", "task", "tasks_dir", "workloads", "seed",
                          "max_evaluations", "max_wall_s", "target_speedup",
                          "target_sol_fraction", "mode", "token_budget"},
                        out),

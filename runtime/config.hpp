@@ -29,6 +29,9 @@ struct run_section {
   std::string task;
   /// Directory holding one folder per task.
   std::filesystem::path tasks_dir = "kernels";
+  /// A workloads JSONL file used instead of the task's own (a definition
+  /// task only); empty for the task's own.
+  std::filesystem::path workloads;
   /// Seed of every random choice the runtime makes.
   uint64_t seed = 1;
   /// Evaluations (benchmarked candidates) after which the run stops.

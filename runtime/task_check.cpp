@@ -223,7 +223,7 @@ std::vector<task_check_line> check_task_file(
   const std::filesystem::path& tasks_dir, const std::string& name,
   devices::device& dev, const task_check_options& opts,
   const task_check_report& report) {
-  auto task = load_task(tasks_dir, name);
+  auto task = load_task(tasks_dir, name, task_overrides{opts.workloads});
   task_check_line loaded{name, "loads", static_cast<bool>(task), {}};
   if (!task)
     loaded.detail = render(task.error());

@@ -47,6 +47,8 @@ struct task_check_options {
   /// By backend ("cuda", "hip"): how GPU tasks of that backend are
   /// compiled. A GPU task whose backend has none is only loaded.
   std::map<std::string, gpu_compile_check> gpu_compilers;
+  /// A workloads file used instead of the task's own (task_overrides).
+  std::filesystem::path workloads;
 };
 
 /// CPU device options for checking: the runner at `runner_path`, caches in

@@ -76,9 +76,11 @@ caf::expected<std::vector<workload_line>> parse_workloads(
 /// bytes, [tolerances.*], [inputs.*]) and the two files they name from
 /// `folder` into `spec`: its definition text, formulas, workloads, and the
 /// first output's dtype and tolerances as the task's. Problems go to `out`
-/// at the key concerned, naming the file and field (and JSONL line).
+/// at the key concerned, naming the file and field (and JSONL line). A
+/// non-empty `workloads` replaces the file the `workloads` key names (a
+/// relative path is taken from `folder`, `..` allowed).
 void read_definition_task(toml_check::table_reader& t,
   const std::filesystem::path& folder, task_spec& spec,
-  toml_check::problems& out);
+  toml_check::problems& out, const std::filesystem::path& workloads = {});
 
 } // namespace eat

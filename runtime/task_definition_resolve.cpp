@@ -101,6 +101,21 @@ std::optional<std::string> read_named_file(table_reader& t,
   return std::move(contents.text);
 }
 
+/// The workloads file given instead of the task's own (`eat tasks check
+/// --workloads`, a run's `run.workloads`), read whole.
+std::optional<std::string> read_override(
+  table_reader& t, const fs::path& file, fs::path& path) {
+  path = file.lexically_normal();
+  auto contents = toml_check::read_file(path, max_json_bytes);
+  if (!contents.ok) {
+    t.fail("workloads", "cannot read '" + path.string()
+                          + "' (given instead of the task's workloads): "
+                          + contents.why);
+    return std::nullopt;
+  }
+  return std::move(contents.text);
+}
+
 /// Records each line of a multi-line error at `key`, prefixed by `file`.
 void fail_lines(table_reader& t, std::string_view key, const std::string& file,
   const caf::error& err) {
@@ -256,8 +271,8 @@ caf::expected<workload> resolve_workload(const definition_info& def,
   const std::map<std::string, std::pair<double, double>>& tolerances,
   const std::string& flops, const std::string& bytes);
 
-void read_definition_task(
-  table_reader& t, const fs::path& folder, task_spec& spec, problems& out) {
+void read_definition_task(table_reader& t, const fs::path& folder,
+  task_spec& spec, problems& out, const fs::path& workloads) {
   fs::path def_path;
   auto def_text = read_named_file(t, "definition", folder, def_path);
   if (!def_text)
@@ -279,7 +294,9 @@ void read_definition_task(
   spec.atol = s.tolerances[def->outputs.front().name].first;
   spec.rtol = s.tolerances[def->outputs.front().name].second;
   fs::path lines_path;
-  auto lines_text = read_named_file(t, "workloads", folder, lines_path);
+  auto lines_text = workloads.empty()
+                      ? read_named_file(t, "workloads", folder, lines_path)
+                      : read_override(t, folder / workloads, lines_path);
   if (!lines_text)
     return;
   auto lines = parse_workloads(*lines_text, *def);

@@ -354,7 +354,7 @@ void read_expert(table_reader& t, const fs::path& folder, task_spec& spec) {
 }
 
 task_spec read_task(const toml::table& root, const fs::path& folder,
-  const std::string& name, problems& out) {
+  const std::string& name, const task_overrides& overrides, problems& out) {
   auto is_definition = root.get("kind") && root.get("kind")->value<std::string>()
                                           == std::string{"definition"};
   std::vector<std::string_view> keys{"name", "description", "kind",
@@ -383,9 +383,14 @@ task_spec read_task(const toml::table& root, const fs::path& folder,
     spec.baseline_source = std::move(src->text);
   read_expert(t, folder, spec);
   if (is_definition)
-    read_definition_task(t, folder, spec, out);
+    read_definition_task(t, folder, spec, out, overrides.workloads);
   else
     spec.workloads = read_workloads(t, find_kind_axes(spec.kind), out);
+  if (!is_definition && !overrides.workloads.empty())
+    t.fail("workloads",
+      "a workloads file (" + overrides.workloads.string()
+        + ") can only replace a definition task's workloads; this task "
+          "lists its own as [[workloads]] tables");
   spec.families = read_templates(t, folder, out);
   return spec;
 }
@@ -399,8 +404,8 @@ bool valid_task_name(std::string_view name) {
             });
 }
 
-caf::expected<task_spec> load_task(
-  const fs::path& tasks_dir, const std::string& name) {
+caf::expected<task_spec> load_task(const fs::path& tasks_dir,
+  const std::string& name, const task_overrides& overrides) {
   if (!valid_task_name(name))
     return make_error(error::invalid_task,
       "invalid task name " + toml_check::quote(name)
@@ -421,7 +426,7 @@ caf::expected<task_spec> load_task(
   if (!root)
     return root.error();
   problems out{file.string()};
-  auto spec = read_task(*root, folder, name, out);
+  auto spec = read_task(*root, folder, name, overrides, out);
   if (!out.empty())
     return out.to_error(error::invalid_task);
   return spec;

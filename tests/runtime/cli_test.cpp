@@ -112,6 +112,26 @@ TEST_CASE("eat tasks lists and shows the shipped tasks") {
   CHECK(unknown.code == exit_code::invalid_input);
 }
 
+TEST_CASE("eat tasks show --workloads shows a task with another workloads "
+          "file") {
+  auto dir = std::string{EAT_SOURCE_DIR} + "/kernels";
+  auto all = dir + "/mla_paged_decode_h16_ckv512_kpe64_ps1/"
+                   "workloads_flashinfer.jsonl";
+  auto own = eat_cli({"tasks", "show",
+    "mla_paged_decode_h16_ckv512_kpe64_ps1_cuda", "--tasks-dir", dir});
+  CHECK_THAT(own.out, Catch::Contains("workloads (9):"));
+  auto show = eat_cli({"tasks", "show",
+    "mla_paged_decode_h16_ckv512_kpe64_ps1_cuda", "--tasks-dir", dir,
+    "--workloads", all});
+  CHECK(show.code == exit_code::ok);
+  CHECK_THAT(show.out, Catch::Contains("workloads (47):"));
+  auto sgemm = eat_cli(
+    {"tasks", "show", "sgemm", "--tasks-dir", dir, "--workloads", all});
+  CHECK(sgemm.code == exit_code::invalid_input);
+  CHECK_THAT(sgemm.out, Catch::Contains("can only replace a definition "
+                                        "task's workloads"));
+}
+
 TEST_CASE("eat tasks check compiles a CUDA task for --cuda-arch where nvcc "
           "runs, and only loads it where it does not") {
   eat::test::temp_dir work;

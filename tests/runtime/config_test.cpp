@@ -142,6 +142,15 @@ TEST_CASE("relative paths are resolved against the configuration's folder") {
     REQUIRE(abs);
     CHECK(abs->run.root == fs::path{"/var/tmp/eat-runs"});
   }
+  SECTION("run.workloads, absent by default, too") {
+    CHECK(cfg->run.workloads.empty());
+    auto text = run_ok + "workloads = \"../all.jsonl\"\n";
+    auto given = eat::parse_config(text, test_file);
+    REQUIRE(given);
+    CHECK(given->run.workloads == fixtures / "all.jsonl");
+    CHECK_THAT(failure(run_ok + "workloads = \"\"\n"),
+      Catch::Contains("run.workloads: expected a non-empty string"));
+  }
 }
 
 TEST_CASE("an unknown key names its position and the known keys") {
@@ -149,7 +158,7 @@ TEST_CASE("an unknown key names its position and the known keys") {
                 "\"../tasks\"\n")
         == message(3, 1,
           "unknown key 'run.sed' (known keys in [run]: name, root, "
-          "task, tasks_dir, seed, max_evaluations, max_wall_s, "
+          "task, tasks_dir, workloads, seed, max_evaluations, max_wall_s, "
           "target_speedup, target_sol_fraction, mode, token_budget)"));
   CHECK_THAT(failure(run_ok + "[timing]\nwarm_up = 3\n"),
     Catch::Contains(":5:1: unknown key 'timing.warm_up' (known keys "

@@ -65,13 +65,14 @@ public:
     write(folder() / name, replace(read(folder() / name), from, to));
   }
 
-  caf::expected<eat::task_spec> load() const {
-    return eat::load_task(dir(), "mini_decode");
+  caf::expected<eat::task_spec> load(
+    const eat::task_overrides& overrides = {}) const {
+    return eat::load_task(dir(), "mini_decode", overrides);
   }
 
   /// The loader's message; fails the test if the task loads.
-  std::string error() const {
-    auto task = load();
+  std::string error(const eat::task_overrides& overrides = {}) const {
+    auto task = load(overrides);
     REQUIRE_FALSE(task);
     return eat::render(task.error());
   }
@@ -115,6 +116,72 @@ TEST_CASE("a definition task loads with every workload resolved") {
   CHECK(w.flops == 4.0 * 25 * 8);
   CHECK(w.bytes == 2.0 * 25 * 8 + 2 * 3 * 8 + 4 * 4 + 4 * 25 + 8 * 3);
   CHECK(task->workloads[1].inputs[4].value == 0.125);
+}
+
+TEST_CASE("a workloads file given at load time replaces the task's own") {
+  scratch_task t;
+  // Only the second workload of the task's file, in a file of its own.
+  auto text = read(t.folder() / "workloads.jsonl");
+  auto second = text.substr(text.find("{\"definition\": \"mini_decode_d8\"", 1));
+  write(t.folder() / "few.jsonl", second);
+  auto task = t.load({"few.jsonl"});
+  REQUIRE(task);
+  REQUIRE(task->workloads.size() == 1);
+  CHECK(task->workloads[0].axes.at("batch_size") == 5);
+  // An absolute path, outside the task folder, works as well.
+  auto elsewhere = t.dir() / "elsewhere.jsonl";
+  write(elsewhere, second);
+  auto moved = t.load({elsewhere});
+  REQUIRE(moved);
+  CHECK(moved->workloads.size() == 1);
+  // The task's own file is untouched by either.
+  CHECK(t.load()->workloads.size() == 2);
+}
+
+TEST_CASE("a workloads file given at load time is checked like the task's") {
+  scratch_task t;
+  CHECK_THAT(t.error({"missing.jsonl"}),
+    Catch::Contains("workloads: cannot read '"
+                    + (t.folder() / "missing.jsonl").string()
+                    + "' (given instead of the task's workloads)"));
+  write(t.folder() / "bad.jsonl",
+    replace(read(t.folder() / "workloads.jsonl"), R"("len_indptr": 4)",
+      R"("len_indptr": 5)"));
+  CHECK_THAT(t.error({"bad.jsonl"}),
+    Catch::Contains("bad.jsonl: line 1: violates the constraint"));
+}
+
+TEST_CASE("only a definition task's workloads can be replaced") {
+  auto sgemm = eat::load_task(
+    fs::path{EAT_SOURCE_DIR} / "kernels", "sgemm", {"workloads.jsonl"});
+  REQUIRE_FALSE(sgemm);
+  CHECK_THAT(eat::render(sgemm.error()),
+    Catch::Contains("can only replace a definition task's workloads; this "
+                    "task lists its own as [[workloads]] tables"));
+}
+
+TEST_CASE("the FlashInfer-Bench tasks run all of its workloads on request") {
+  const auto kernels = fs::path{EAT_SOURCE_DIR} / "kernels";
+  struct expected {
+    std::string folder;
+    std::vector<std::string> tasks;
+    size_t all, own;
+  };
+  const std::string mla = "mla_paged_decode_h16_ckv512_kpe64_ps1";
+  const std::string gqa = "gqa_paged_decode_h32_kv4_d128_ps1";
+  const std::string gemm = "gemm_n4096_k4096";
+  for (const auto& e : {expected{mla, {mla, mla + "_cuda", mla + "_hip"}, 47, 9},
+         expected{gqa, {gqa, gqa + "_cuda", gqa + "_hip"}, 48, 9},
+         expected{gemm, {gemm, gemm + "_hip"}, 43, 6}}) {
+    auto all = kernels / e.folder / "workloads_flashinfer.jsonl";
+    for (const auto& task : e.tasks) {
+      CAPTURE(task);
+      auto spec = eat::load_task(kernels, task, {all});
+      REQUIRE(spec);
+      CHECK(spec->workloads.size() == e.all);
+      CHECK(eat::load_task(kernels, task)->workloads.size() == e.own);
+    }
+  }
 }
 
 TEST_CASE("a malformed definition.json is reported with its file and field") {

@@ -99,12 +99,15 @@ extern "C" void eat_kernel(
 
 std::string cuda_on_cpu(const std::string& cu) {
   return on_cpu(
-    cu, {"#include <cuda_runtime.h>", "#include <cuda_bf16.h>"}, "");
+    cu, {"#include <cuda_runtime.h>", "#include <cuda_bf16.h>",
+          "#include <cuda_fp16.h>"},
+    "");
 }
 
 std::string hip_on_cpu(const std::string& hip) {
   return on_cpu(
-    hip, {"#include <hip/hip_runtime.h>"}, "#define EAT_EMU_HIP 1\n");
+    hip, {"#include <hip/hip_runtime.h>", "#include <hip/hip_fp16.h>"},
+    "#define EAT_EMU_HIP 1\n");
 }
 
 } // namespace eat::devices::test

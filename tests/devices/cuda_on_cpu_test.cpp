@@ -31,16 +31,12 @@ const fs::path kernels = fs::path{EAT_SOURCE_DIR} / "kernels";
 /// generators the CUDA task shares) with `lines` as its workloads.
 task_spec small_task(const std::string& name,
   const std::vector<std::string>& lines, const fs::path& dir) {
-  auto folder = dir / name;
-  fs::create_directories(folder);
-  for (const auto& e : fs::directory_iterator(kernels / name))
-    if (e.path().filename() != "workloads.jsonl")
-      fs::copy_file(e.path(), folder / e.path().filename());
-  std::ofstream out{folder / "workloads.jsonl"};
+  auto file = dir / (name + ".jsonl");
+  std::ofstream out{file};
   for (const auto& l : lines)
     out << l << "\n";
   out.close();
-  auto task = load_task(dir, name);
+  auto task = load_task(kernels, name, task_overrides{file});
   if (!task)
     FAIL("cannot load " << name << ": " << render(task.error()));
   return std::move(*task);
@@ -96,6 +92,59 @@ void check_family(bool mla, const std::string& family,
     REQUIRE(gpu);
     const template_family* f = nullptr;
     for (const auto& candidate : gpu->families)
+      if (candidate.name == family)
+        f = &candidate;
+    REQUIRE(f != nullptr);
+    for (const auto& params : instances) {
+      auto source = render_template(*f, params);
+      REQUIRE(source);
+      auto r = evaluate(task, *source, hip);
+      std::string label = hip ? "HIP" : "CUDA";
+      for (const auto& [k, v] : params)
+        label += " " + k + "=" + v;
+      INFO(label << ": " << r.detail << r.build_log);
+      CHECK(r.status == eval_status::passed);
+    }
+  }
+}
+
+/// The fp16 GEMM task (HIP with `hip`) as a CPU task on workloads M =
+/// `ms` (N = K = 4096 are fixed): its reference and tolerances, and its
+/// GPU baseline run on the CPU as the baseline.
+task_spec gemm_on_cpu(
+  bool hip, const std::vector<int>& ms, const fs::path& dir) {
+  const std::string name = hip ? "gemm_n4096_k4096_hip" : "gemm_n4096_k4096";
+  auto file = dir / (name + ".jsonl");
+  std::ofstream out{file};
+  for (int m : ms)
+    out << R"({"definition": "gemm_n4096_k4096", "workload": {"axes": {"M": )"
+        << m << R"(}, "inputs": {"A": {"type": "random"}, "B": {"type": )"
+        << R"("random"}}}})" << "\n";
+  out.close();
+  auto task = load_task(kernels, name, task_overrides{file});
+  if (!task)
+    FAIL("cannot load " << name << ": " << render(task.error()));
+  auto baseline = test::read_source(
+    "kernels/" + name + (hip ? "/baseline.hip" : "/baseline.cu"));
+  task->backend = "cpu";
+  task->baseline_source
+    = hip ? test::hip_on_cpu(baseline) : test::cuda_on_cpu(baseline);
+  task->expert_source.clear();
+  task->expert_libs.clear();
+  return std::move(*task);
+}
+
+/// Each of `instances` of the GEMM tasks' family `family` (CUDA, and HIP
+/// where `with_hip`) passes against the reference for M = 1 and M = 5.
+void check_gemm_family(const std::string& family,
+  const std::vector<param_map>& instances, bool with_hip = true) {
+  auto dir = test::make_temp_dir();
+  for (bool hip : {false, true}) {
+    if (hip && !with_hip)
+      continue;
+    auto task = gemm_on_cpu(hip, {3}, dir.path());
+    const template_family* f = nullptr;
+    for (const auto& candidate : task.families)
       if (candidate.name == family)
         f = &candidate;
     REQUIRE(f != nullptr);
@@ -192,7 +241,7 @@ extern "C" int eat_kernel(const void* const*, void* const* out,
         != std::string::npos);
   auto body = cpu.substr(cpu.find("// The kernel's source follows."));
   CHECK(body.find("<<<") == std::string::npos);
-  CHECK_THROWS_WITH(test::cuda_on_cpu("#include <cuda_fp16.h>\nextern \"C\" "
+  CHECK_THROWS_WITH(test::cuda_on_cpu("#include <cuda_fp8.h>\nextern \"C\" "
                                       "int eat_kernel(){}"),
     Catch::Contains("header it cannot stand in for"));
   CHECK_THROWS_WITH(
@@ -284,4 +333,60 @@ TEST_CASE("the CUDA and HIP MLA and GQA decode baselines agree with their "
       CHECK(r.status == eval_status::passed);
     }
   }
+}
+
+TEST_CASE("the CUDA and HIP fp16 GEMM baselines agree with their reference "
+          "when run on the CPU") {
+  auto dir = test::make_temp_dir();
+  for (bool hip : {false, true}) {
+    INFO((hip ? "HIP" : "CUDA"));
+    auto task = gemm_on_cpu(hip, {1, 5}, dir.path());
+    // The baseline as a candidate, against itself as the baseline.
+    auto r = evaluate(task,
+      test::read_source(hip ? "kernels/gemm_n4096_k4096_hip/baseline.hip"
+                            : "kernels/gemm_n4096_k4096/baseline.cu"),
+      hip);
+    INFO(r.detail << r.build_log);
+    CHECK(r.status == eval_status::passed);
+  }
+}
+
+TEST_CASE("tiled instances of the CUDA and HIP fp16 GEMM tasks agree with "
+          "the reference when run on the CPU") {
+  check_gemm_family("tiled",
+    {{{"block_m", "64"}, {"block_n", "128"}, {"block_k", "32"},
+        {"thread_m", "4"}, {"thread_n", "8"}},
+      {{"block_m", "32"}, {"block_n", "64"}, {"block_k", "16"},
+        {"thread_m", "2"}, {"thread_n", "4"}}});
+}
+
+TEST_CASE("warp_dot instances of the CUDA and HIP fp16 GEMM tasks agree "
+          "with the reference when run on the CPU (HIP with 64-lane "
+          "wavefronts)") {
+  check_gemm_family("warp_dot",
+    {{{"rows", "4"}, {"cols", "2"}, {"warps", "8"}, {"vec", "8"}},
+      {{"rows", "8"}, {"cols", "4"}, {"warps", "4"}, {"vec", "4"}}});
+}
+
+TEST_CASE("a HIP GEMM whose warp sums stop at 32 lanes fails on the CPU's "
+          "64-lane wavefronts") {
+  auto dir = test::make_temp_dir();
+  auto task = gemm_on_cpu(true, {3}, dir.path());
+  const template_family* f = nullptr;
+  for (const auto& candidate : task.families)
+    if (candidate.name == "warp_dot")
+      f = &candidate;
+  REQUIRE(f != nullptr);
+  auto source = render_template(
+    *f, {{"rows", "4"}, {"cols", "2"}, {"warps", "8"}, {"vec", "8"}});
+  REQUIRE(source);
+  // A reduction written for CUDA's 32-lane warps.
+  const std::string wave64 = "for (int offset = lanes / 2;";
+  auto at = source->find(wave64);
+  REQUIRE(at != std::string::npos);
+  source->replace(at, wave64.size(), "for (int offset = 16;");
+  auto r = evaluate(task, *source, true);
+  INFO(r.detail);
+  CHECK(r.status == eval_status::incorrect);
+  CHECK(r.detail.find("C[0][0]") != std::string::npos);
 }

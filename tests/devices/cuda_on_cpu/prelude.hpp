@@ -8,7 +8,7 @@
 // `eat_emu::launcher(grid, block, smem, stream)(k, args)`).
 //
 // Model: blocks run one after another; the threads of a block are fibers
-// (ucontext, no OS threads: the runner's sandbox limits processes) that run
+// (no OS threads: the runner's sandbox limits processes) that run
 // until they wait at a barrier. __syncthreads() releases when every live
 // thread of the block waits there; a warp barrier (__syncwarp and each step
 // of a shuffle) when every live thread of the warp (32 threads; a 64-lane
@@ -18,6 +18,9 @@
 // block) aborts with a message. __shared__ variables are function statics,
 // shared by the threads of a block; since blocks run in turn, every block
 // sees them as its own. Device memory is host memory (cudaMalloc is malloc).
+
+// Fortified longjmp refuses to jump between stacks, which fibers do.
+#undef _FORTIFY_SOURCE
 
 #include <algorithm>
 #include <cmath>
@@ -29,6 +32,7 @@
 #include <functional>
 #include <vector>
 
+#include <setjmp.h>
 #include <ucontext.h>
 
 #define __global__
@@ -85,15 +89,22 @@ namespace eat_emu {
 
 enum class state { runnable, block_barrier, warp_barrier, done };
 
+// A fiber starts on its own stack by makecontext/swapcontext once; after
+// that, fibers and the scheduler switch with _setjmp/_longjmp, which save
+// no signal mask (swapcontext makes a system call per switch, and a warp
+// shuffle is two switches per lane).
 struct fiber {
   ucontext_t context;
+  jmp_buf jump;
   std::vector<char> stack;
   state st = state::done;
+  bool started = false;
 };
 
 struct block_run {
   std::vector<fiber> fibers;
   ucontext_t scheduler;
+  jmp_buf scheduler_jump;
   unsigned current = 0;
   const std::function<void()>* body = nullptr;
   std::vector<uint64_t> slots; // one shuffle value per thread
@@ -112,13 +123,28 @@ inline void wait(state why) {
   auto& r = run();
   auto& f = r.fibers[r.current];
   f.st = why;
-  swapcontext(&f.context, &r.scheduler);
+  if (_setjmp(f.jump) == 0)
+    _longjmp(r.scheduler_jump, 1);
 }
 
 inline void fiber_main() {
   auto& r = run();
   (*r.body)();
-  r.fibers[r.current].st = state::done; // returning resumes the scheduler
+  r.fibers[r.current].st = state::done;
+  _longjmp(r.scheduler_jump, 1); // never returns: uc_link is not used
+}
+
+/// Runs fiber `t` until it waits or ends.
+inline void resume(unsigned t) {
+  auto& r = run();
+  auto& f = r.fibers[t];
+  if (_setjmp(r.scheduler_jump) != 0)
+    return;
+  if (!f.started) {
+    f.started = true;
+    swapcontext(&r.scheduler, &f.context);
+  }
+  _longjmp(f.jump, 1);
 }
 
 /// Releases the threads waiting at `at` in [first, last) if every live
@@ -149,9 +175,10 @@ inline void run_block(unsigned threads) {
     getcontext(&f.context);
     f.context.uc_stack.ss_sp = f.stack.data();
     f.context.uc_stack.ss_size = f.stack.size();
-    f.context.uc_link = &r.scheduler;
+    f.context.uc_link = nullptr;
     makecontext(&f.context, fiber_main, 0);
     f.st = state::runnable;
+    f.started = false;
   }
   for (;;) {
     for (unsigned t = 0; t < threads; ++t) {
@@ -160,7 +187,7 @@ inline void run_block(unsigned threads) {
       r.current = t;
       thread_idx = dim3(t % block_dim.x, t / block_dim.x % block_dim.y,
                         t / (block_dim.x * block_dim.y));
-      swapcontext(&r.scheduler, &r.fibers[t].context);
+      resume(t);
     }
     bool released = false;
     const unsigned wave = warpSize;
@@ -321,6 +348,26 @@ inline float2 __bfloat1622float2(__nv_bfloat162 h) {
 }
 inline __nv_bfloat162 __floats2bfloat162_rn(float a, float b) {
   return {__float2bfloat16_rn(a), __float2bfloat16_rn(b)};
+}
+
+// half (cuda_fp16.h, hip/hip_fp16.h): storage and conversions, rounded to
+// nearest even by GCC's _Float16.
+struct __half {
+  uint16_t bits;
+};
+inline float __half2float(__half h) {
+  _Float16 f;
+  std::memcpy(&f, &h.bits, sizeof(f));
+  return static_cast<float>(f);
+}
+inline __half __float2half_rn(float x) {
+  const auto f = static_cast<_Float16>(x);
+  __half h;
+  std::memcpy(&h.bits, &f, sizeof(f));
+  return h;
+}
+inline __half __float2half(float x) {
+  return __float2half_rn(x);
 }
 
 // The kernel's source follows.

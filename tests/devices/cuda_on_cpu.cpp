@@ -77,14 +77,14 @@ std::string on_cpu(const std::string& source,
       || body.find("#include <mma") != std::string::npos)
     throw std::runtime_error("cuda_on_cpu: a CUDA or HIP header it cannot "
                              "stand in for");
-  const std::string entry = "extern \"C\" int eat_kernel(";
-  auto at = body.find(entry);
-  if (at == std::string::npos)
-    throw std::runtime_error("cuda_on_cpu: no extern \"C\" int eat_kernel(");
-  body.replace(at, entry.size(), "int eat_gpu_kernel(");
   rewrite_launches(body);
-  return defines + read_source("tests/devices/cuda_on_cpu/prelude.hpp") + "\n"
-         + body + R"(
+  const auto prelude
+    = defines + read_source("tests/devices/cuda_on_cpu/prelude.hpp") + "\n";
+  const std::string kernel = "extern \"C\" int eat_kernel(";
+  const std::string gemm = "extern \"C\" int eat_gemm(";
+  if (auto at = body.find(kernel); at != std::string::npos) {
+    body.replace(at, kernel.size(), "int eat_gpu_kernel(");
+    return prelude + body + R"(
 extern "C" void eat_kernel(
     const void* const* inputs, void* const* outputs, const int64_t* axes) {
   if (int rc = eat_gpu_kernel(inputs, outputs, axes, nullptr); rc != 0) {
@@ -93,6 +93,21 @@ extern "C" void eat_kernel(
   }
 }
 )";
+  }
+  if (auto at = body.find(gemm); at != std::string::npos) {
+    body.replace(at, gemm.size(), "int eat_gpu_gemm(");
+    return prelude + body + R"(
+extern "C" void eat_gemm(const float* a, const float* b, float* c,
+    int64_t m, int64_t n, int64_t k) {
+  if (int rc = eat_gpu_gemm(a, b, c, m, n, k, nullptr); rc != 0) {
+    std::fprintf(stderr, "cuda_on_cpu: eat_gemm returned %d\n", rc);
+    std::abort();
+  }
+}
+)";
+  }
+  throw std::runtime_error(
+    "cuda_on_cpu: no extern \"C\" int eat_kernel( or eat_gemm(");
 }
 
 } // namespace

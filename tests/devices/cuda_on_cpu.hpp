@@ -10,10 +10,12 @@
 namespace eat::devices::test {
 
 /// `cu` (CUDA source with the GPU entry point `extern "C" int
-/// eat_kernel(inputs, outputs, axes, stream)`) as C++ for the CPU: the
+/// eat_kernel(inputs, outputs, axes, stream)`, or kind gemm's `extern "C"
+/// int eat_gemm(a, b, c, m, n, k, stream)`) as C++ for the CPU: the
 /// prelude prepended, the CUDA includes removed, every `<<<...>>>` launch
-/// rewritten, and a CPU entry point `extern "C" void eat_kernel(inputs,
-/// outputs, axes)` that calls the GPU one and aborts if it fails. Throws
+/// rewritten, and the CPU entry point of the same name (`extern "C" void
+/// eat_kernel(inputs, outputs, axes)`, `void eat_gemm(a, b, c, m, n, k)`)
+/// that calls the GPU one and aborts if it fails. Throws
 /// std::runtime_error naming what it cannot rewrite.
 std::string cuda_on_cpu(const std::string& cu);
 

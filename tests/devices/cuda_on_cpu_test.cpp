@@ -76,6 +76,14 @@ eval_result evaluate(
   return dev->evaluate(task, c, 11);
 }
 
+/// "k=v k=v" for a template instance.
+std::string instance_label(const param_map& params) {
+  std::string label;
+  for (const auto& [k, v] : params)
+    label += (label.empty() ? "" : " ") + k + "=" + v;
+  return label;
+}
+
 /// The CUDA and the HIP task of MLA (`mla`) or GQA have template family
 /// `family`; each of `instances` of it passes against the reference on 2
 /// requests of 40 tokens in all (tiles of 8 and 32 end part-full) and on 1
@@ -99,10 +107,8 @@ void check_family(bool mla, const std::string& family,
       auto source = render_template(*f, params);
       REQUIRE(source);
       auto r = evaluate(task, *source, hip);
-      std::string label = hip ? "HIP" : "CUDA";
-      for (const auto& [k, v] : params)
-        label += " " + k + "=" + v;
-      INFO(label << ": " << r.detail << r.build_log);
+      INFO((hip ? "HIP " : "CUDA ") << instance_label(params) << ": "
+                                    << r.detail << r.build_log);
       CHECK(r.status == eval_status::passed);
     }
   }
@@ -152,10 +158,8 @@ void check_gemm_family(const std::string& family,
       auto source = render_template(*f, params);
       REQUIRE(source);
       auto r = evaluate(task, *source, hip);
-      std::string label = hip ? "HIP" : "CUDA";
-      for (const auto& [k, v] : params)
-        label += " " + k + "=" + v;
-      INFO(label << ": " << r.detail << r.build_log);
+      INFO((hip ? "HIP " : "CUDA ") << instance_label(params) << ": "
+                                    << r.detail << r.build_log);
       CHECK(r.status == eval_status::passed);
     }
   }
@@ -389,4 +393,38 @@ TEST_CASE("a HIP GEMM whose warp sums stop at 32 lanes fails on the CPU's "
   INFO(r.detail);
   CHECK(r.status == eval_status::incorrect);
   CHECK(r.detail.find("C[0][0]") != std::string::npos);
+}
+
+TEST_CASE("the CUDA and HIP sgemm baselines and tiled instances agree with "
+          "the CPU sgemm task's reference when run on the CPU") {
+  auto task = load_task(kernels, "sgemm");
+  REQUIRE(task);
+  // The two smaller workloads: 128 x 128 x 128, and 200 x 136 x 72, which
+  // leaves every tile size part-full.
+  task->workloads.erase(task->workloads.begin() + 1);
+  REQUIRE(task->workloads.size() == 2);
+  REQUIRE(task->workloads[1].name == "m200_n136_k72");
+  for (bool hip : {false, true}) {
+    const std::string name = hip ? "sgemm_hip" : "sgemm_cuda";
+    auto gpu = load_task(kernels, name);
+    REQUIRE(gpu);
+    REQUIRE(gpu->families.size() == 1);
+    std::vector<std::pair<std::string, std::string>> sources{{"baseline",
+      test::read_source(
+        "kernels/" + name + (hip ? "/baseline.hip" : "/baseline.cu"))}};
+    for (const auto& params :
+      {param_map{{"block_m", "64"}, {"block_n", "64"}, {"block_k", "16"},
+         {"thread_m", "4"}, {"thread_n", "4"}, {"unroll", "2"}},
+        param_map{{"block_m", "32"}, {"block_n", "128"}, {"block_k", "8"},
+          {"thread_m", "2"}, {"thread_n", "8"}, {"unroll", "4"}}}) {
+      auto source = render_template(gpu->families[0], params);
+      REQUIRE(source);
+      sources.emplace_back(instance_label(params), *source);
+    }
+    for (const auto& [label, source] : sources) {
+      auto r = evaluate(*task, source, hip);
+      INFO(name << " " << label << ": " << r.detail << r.build_log);
+      CHECK(r.status == eval_status::passed);
+    }
+  }
 }

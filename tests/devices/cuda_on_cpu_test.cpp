@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 
 #include <dlfcn.h>
 
@@ -84,6 +85,30 @@ std::string instance_label(const param_map& params) {
   return label;
 }
 
+/// The template family `name` of `gpu`; fails the test if it has none.
+const template_family& family_of(const task_spec& gpu, const std::string& name) {
+  for (const auto& f : gpu.families)
+    if (f.name == name)
+      return f;
+  FAIL(gpu.name << " has no template family " << name);
+  throw std::logic_error("unreachable");
+}
+
+/// Each of `instances` of `family` (a CUDA family, HIP with `hip`) passes
+/// against the reference of `task` when run on the CPU.
+void check_instances(const task_spec& task, const template_family& family,
+  const std::vector<param_map>& instances, bool hip) {
+  for (const auto& params : instances) {
+    auto source = render_template(family, params);
+    REQUIRE(source);
+    auto r = evaluate(task, *source, hip);
+    INFO((hip ? "HIP " : "CUDA ") << family.name << " "
+                                  << instance_label(params) << ": "
+                                  << r.detail << r.build_log);
+    CHECK(r.status == eval_status::passed);
+  }
+}
+
 /// The CUDA and the HIP task of MLA (`mla`) or GQA have template family
 /// `family`; each of `instances` of it passes against the reference on 2
 /// requests of 40 tokens in all (tiles of 8 and 32 end part-full) and on 1
@@ -98,19 +123,7 @@ void check_family(bool mla, const std::string& family,
   for (bool hip : {false, true}) {
     auto gpu = load_task(kernels, name + (hip ? "_hip" : "_cuda"));
     REQUIRE(gpu);
-    const template_family* f = nullptr;
-    for (const auto& candidate : gpu->families)
-      if (candidate.name == family)
-        f = &candidate;
-    REQUIRE(f != nullptr);
-    for (const auto& params : instances) {
-      auto source = render_template(*f, params);
-      REQUIRE(source);
-      auto r = evaluate(task, *source, hip);
-      INFO((hip ? "HIP " : "CUDA ") << instance_label(params) << ": "
-                                    << r.detail << r.build_log);
-      CHECK(r.status == eval_status::passed);
-    }
+    check_instances(task, family_of(*gpu, family), instances, hip);
   }
 }
 
@@ -140,28 +153,14 @@ task_spec gemm_on_cpu(
   return std::move(*task);
 }
 
-/// Each of `instances` of the GEMM tasks' family `family` (CUDA, and HIP
-/// where `with_hip`) passes against the reference for M = 1 and M = 5.
-void check_gemm_family(const std::string& family,
-  const std::vector<param_map>& instances, bool with_hip = true) {
+/// Each of `instances` of the CUDA and HIP GEMM tasks' family `family`
+/// passes against the reference for M = 3.
+void check_gemm_family(
+  const std::string& family, const std::vector<param_map>& instances) {
   auto dir = test::make_temp_dir();
   for (bool hip : {false, true}) {
-    if (hip && !with_hip)
-      continue;
     auto task = gemm_on_cpu(hip, {3}, dir.path());
-    const template_family* f = nullptr;
-    for (const auto& candidate : task.families)
-      if (candidate.name == family)
-        f = &candidate;
-    REQUIRE(f != nullptr);
-    for (const auto& params : instances) {
-      auto source = render_template(*f, params);
-      REQUIRE(source);
-      auto r = evaluate(task, *source, hip);
-      INFO((hip ? "HIP " : "CUDA ") << instance_label(params) << ": "
-                                    << r.detail << r.build_log);
-      CHECK(r.status == eval_status::passed);
-    }
+    check_instances(task, family_of(task, family), instances, hip);
   }
 }
 
@@ -376,13 +375,8 @@ TEST_CASE("a HIP GEMM whose warp sums stop at 32 lanes fails on the CPU's "
           "64-lane wavefronts") {
   auto dir = test::make_temp_dir();
   auto task = gemm_on_cpu(true, {3}, dir.path());
-  const template_family* f = nullptr;
-  for (const auto& candidate : task.families)
-    if (candidate.name == "warp_dot")
-      f = &candidate;
-  REQUIRE(f != nullptr);
-  auto source = render_template(
-    *f, {{"rows", "4"}, {"cols", "2"}, {"warps", "8"}, {"vec", "8"}});
+  auto source = render_template(family_of(task, "warp_dot"),
+    {{"rows", "4"}, {"cols", "2"}, {"warps", "8"}, {"vec", "8"}});
   REQUIRE(source);
   // A reduction written for CUDA's 32-lane warps.
   const std::string wave64 = "for (int offset = lanes / 2;";
@@ -408,23 +402,17 @@ TEST_CASE("the CUDA and HIP sgemm baselines and tiled instances agree with "
     const std::string name = hip ? "sgemm_hip" : "sgemm_cuda";
     auto gpu = load_task(kernels, name);
     REQUIRE(gpu);
-    REQUIRE(gpu->families.size() == 1);
-    std::vector<std::pair<std::string, std::string>> sources{{"baseline",
+    auto baseline = evaluate(*task,
       test::read_source(
-        "kernels/" + name + (hip ? "/baseline.hip" : "/baseline.cu"))}};
-    for (const auto& params :
-      {param_map{{"block_m", "64"}, {"block_n", "64"}, {"block_k", "16"},
+        "kernels/" + name + (hip ? "/baseline.hip" : "/baseline.cu")),
+      hip);
+    INFO(name << " baseline: " << baseline.detail << baseline.build_log);
+    CHECK(baseline.status == eval_status::passed);
+    check_instances(*task, family_of(*gpu, "tiled"),
+      {{{"block_m", "64"}, {"block_n", "64"}, {"block_k", "16"},
          {"thread_m", "4"}, {"thread_n", "4"}, {"unroll", "2"}},
-        param_map{{"block_m", "32"}, {"block_n", "128"}, {"block_k", "8"},
-          {"thread_m", "2"}, {"thread_n", "8"}, {"unroll", "4"}}}) {
-      auto source = render_template(gpu->families[0], params);
-      REQUIRE(source);
-      sources.emplace_back(instance_label(params), *source);
-    }
-    for (const auto& [label, source] : sources) {
-      auto r = evaluate(*task, source, hip);
-      INFO(name << " " << label << ": " << r.detail << r.build_log);
-      CHECK(r.status == eval_status::passed);
-    }
+        {{"block_m", "32"}, {"block_n", "128"}, {"block_k", "8"},
+          {"thread_m", "2"}, {"thread_n", "8"}, {"unroll", "4"}}},
+      hip);
   }
 }

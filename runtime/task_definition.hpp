@@ -72,6 +72,17 @@ struct workload_line {
 caf::expected<std::vector<workload_line>> parse_workloads(
   std::string_view text, const definition_info& def);
 
+/// How task.toml names a file: a relative path inside the task folder, or
+/// `../<task>/<path>` inside a sibling task's folder (a GPU task sharing
+/// its CPU twin's reference, definition and workloads), never above the
+/// tasks directory.
+bool is_task_file_path(std::string_view path);
+
+/// The expectation for is_task_file_path in messages.
+constexpr const char* task_file_path_expected
+  = "a relative path inside the task folder or, as ../<task>/<file>, "
+    "inside another task's folder";
+
 /// Reads the definition keys of task.toml (definition, workloads, flops,
 /// bytes, [tolerances.*], [inputs.*]) and the two files they name from
 /// `folder` into `spec`: its definition text, formulas, workloads, and the

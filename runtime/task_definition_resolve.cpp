@@ -58,13 +58,7 @@ constexpr number_rule finite{"a finite number", [](double x) {
                                return std::isfinite(x);
                              }};
 constexpr string_rule relative_path{
-  "a relative path inside the task folder", [](std::string_view x) {
-    fs::path p{x};
-    return !x.empty() && p.is_relative()
-           && std::none_of(p.begin(), p.end(), [](const fs::path& part) {
-                return part == "..";
-              });
-  }};
+  task_file_path_expected, is_task_file_path};
 constexpr string_rule any_string{"a string", [](std::string_view) {
                                    return true;
                                  }};
@@ -270,6 +264,22 @@ caf::expected<workload> resolve_workload(const definition_info& def,
   const std::map<std::string, std::string>& bound_axis,
   const std::map<std::string, std::pair<double, double>>& tolerances,
   const std::string& flops, const std::string& bytes);
+
+bool is_task_file_path(std::string_view path) {
+  if (path.empty())
+    return false;
+  fs::path p{path};
+  if (!p.is_relative())
+    return false;
+  std::vector<fs::path> parts{p.begin(), p.end()};
+  // ../<task>/<path>: up out of this task's folder, into a sibling's.
+  size_t first = 0;
+  if (parts.size() >= 3 && parts[0] == ".." && parts[1] != ".."
+      && parts[1] != ".")
+    first = 2;
+  return std::none_of(parts.begin() + static_cast<std::ptrdiff_t>(first),
+    parts.end(), [](const fs::path& part) { return part == ".."; });
+}
 
 void read_definition_task(table_reader& t, const fs::path& folder,
   task_spec& spec, problems& out, const fs::path& workloads) {

@@ -54,14 +54,7 @@ constexpr string_rule item_name{
   }};
 constexpr string_rule identifier{
   "an identifier ([A-Za-z_][A-Za-z0-9_]*)", is_identifier};
-constexpr string_rule source_path{
-  "a relative path inside the task folder", [](std::string_view x) {
-    fs::path p{x};
-    return !x.empty() && p.is_relative()
-           && std::none_of(p.begin(), p.end(), [](const fs::path& part) {
-                return part == "..";
-              });
-  }};
+constexpr string_rule source_path{task_file_path_expected, is_task_file_path};
 
 constexpr string_rule library_name{
   "a library name as in -l<name> (letters, digits, '_', '+', '-', '.', not "

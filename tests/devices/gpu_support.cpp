@@ -20,7 +20,8 @@ task_spec gpu_sgemm_task(
   task.atol = 5e-4;
   task.rtol = 1e-4;
   task.workloads = std::move(workloads);
-  task.reference_source = read_source(dir + "reference.cpp");
+  // sgemm_hip names sgemm_cuda's reference.
+  task.reference_source = read_source("kernels/sgemm_cuda/reference.cpp");
   task.baseline_source
     = read_source(dir + (backend == "cuda" ? "baseline.cu" : "baseline.hip"));
   return task;

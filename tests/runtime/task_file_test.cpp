@@ -288,14 +288,28 @@ TEST_CASE("gemm workloads need exactly the axes m, n and k in [1, 65536]") {
           "array"));
 }
 
-TEST_CASE("source files must exist inside the task folder") {
+TEST_CASE("source files must exist inside the task folder or another "
+          "task's") {
   scratch_tasks s;
   auto text = scratch_tasks::original();
-  CHECK(s.failure(replace(text, "baseline = \"baseline.cpp\"",
-          "baseline = \"../x/baseline.cpp\""))
-        == s.message(7, 1,
-          "baseline: expected a relative path inside the task "
-          "folder, got string \"../x/baseline.cpp\""));
+  for (const char* outside :
+    {"../../x/baseline.cpp", "../baseline.cpp", "/tmp/baseline.cpp",
+      "../x/../../baseline.cpp", "./../x/baseline.cpp"})
+    CHECK(s.failure(replace(text, "baseline = \"baseline.cpp\"",
+            "baseline = \"" + std::string{outside} + "\""))
+          == s.message(7, 1,
+            "baseline: expected a relative path inside the task folder or, "
+            "as ../<task>/<file>, inside another task's folder, got string "
+            "\"" + std::string{outside} + "\""));
+  // A sibling task's file is read from there.
+  fs::create_directories(s.dir() / "twin");
+  write(s.dir() / "twin" / "baseline.cpp", "// the twin's baseline\n");
+  write(s.task_file(), replace(text, "baseline = \"baseline.cpp\"",
+                         "baseline = \"../twin/baseline.cpp\""));
+  auto twin = eat::load_task(s.dir(), "tiny_gemm");
+  REQUIRE(twin);
+  CHECK(twin->baseline_source == "// the twin's baseline\n");
+  write(s.task_file(), text);
   auto reference = s.folder() / "reference.cpp";
   fs::remove(reference);
   CHECK(s.failure(text)

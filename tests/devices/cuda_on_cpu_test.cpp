@@ -416,3 +416,31 @@ TEST_CASE("the CUDA and HIP sgemm baselines and tiled instances agree with "
       hip);
   }
 }
+
+TEST_CASE("tensor_core instances of the CUDA fp16 GEMM task agree with the "
+          "reference when run on the CPU (WMMA shared out lane by lane)") {
+  auto dir = test::make_temp_dir();
+  auto task = gemm_on_cpu(false, {3}, dir.path());
+  const auto& family = family_of(task, "tensor_core");
+  check_instances(task, family,
+    {{{"warps_m", "1"}, {"warps_n", "1"}, {"frags_m", "1"}, {"frags_n", "1"},
+       {"block_k", "16"}},
+      {{"warps_m", "2"}, {"warps_n", "2"}, {"frags_m", "2"},
+        {"frags_n", "1"}, {"block_k", "32"}},
+      {{"warps_m", "1"}, {"warps_n", "4"}, {"frags_m", "1"},
+        {"frags_n", "2"}, {"block_k", "64"}}},
+    false);
+  SECTION("and one that reads B's tiles in the wrong layout fails") {
+    auto source = render_template(family,
+      {{"warps_m", "1"}, {"warps_n", "1"}, {"frags_m", "1"},
+        {"frags_n", "1"}, {"block_k", "16"}});
+    REQUIRE(source);
+    const std::string b = "16, 16, 16, __half, wmma::col_major>";
+    auto at = source->find(b);
+    REQUIRE(at != std::string::npos);
+    source->replace(at, b.size(), "16, 16, 16, __half, wmma::row_major>");
+    auto r = evaluate(task, *source);
+    INFO(r.detail << r.build_log);
+    CHECK(r.status == eval_status::incorrect);
+  }
+}

@@ -30,6 +30,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <type_traits>
 #include <vector>
 
 #include <setjmp.h>
@@ -369,5 +370,87 @@ inline __half __float2half_rn(float x) {
 inline __half __float2half(float x) {
   return __float2half_rn(x);
 }
+
+// WMMA (mma.h), 16x16x16 with __half inputs and float accumulators, the
+// shapes the tensor_core template uses. As on a GPU, each lane holds a
+// part of the tile: lane l owns the accumulator elements l + 32i (row
+// l / 16 + 2i, column l % 16, i < 8), and loads the rows of A and the
+// column of B they need. Fragments are only loaded, filled, multiplied and
+// stored (their elements' layout on a GPU is unspecified, so kernels do
+// not index them).
+namespace nvcuda::wmma {
+struct matrix_a {};
+struct matrix_b {};
+struct accumulator {};
+struct row_major {};
+struct col_major {};
+enum layout_t { mem_row_major, mem_col_major };
+
+template <class Use, int M, int N, int K, class T, class Layout = void>
+struct fragment {
+  static_assert(M == 16 && N == 16 && K == 16, "only 16x16x16 fragments");
+  float v[16][16];
+};
+
+namespace detail {
+inline int lane() {
+  return static_cast<int>(eat_emu::run().current % 32);
+}
+/// Row of the lane's i-th accumulator element (its column: lane % 16).
+inline int row(int i) {
+  return lane() / 16 + 2 * i;
+}
+} // namespace detail
+
+template <class Use, class T, class Layout>
+void fill_fragment(fragment<Use, 16, 16, 16, T, Layout>& f, float x) {
+  for (auto& r : f.v)
+    for (auto& e : r)
+      e = x;
+}
+
+template <class Use, class Layout>
+void load_matrix_sync(fragment<Use, 16, 16, 16, __half, Layout>& f,
+                      const __half* p, unsigned ldm) {
+  constexpr bool rows = std::is_same<Layout, row_major>::value;
+  if constexpr (std::is_same<Use, matrix_a>::value) {
+    for (int i = 0; i < 8; ++i) {
+      const int r = detail::row(i);
+      for (int k = 0; k < 16; ++k)
+        f.v[r][k] = __half2float(rows ? p[r * ldm + k] : p[k * ldm + r]);
+    }
+  } else {
+    static_assert(std::is_same<Use, matrix_b>::value, "load of A or B");
+    const int c = detail::lane() % 16;
+    for (int k = 0; k < 16; ++k)
+      f.v[k][c] = __half2float(rows ? p[k * ldm + c] : p[c * ldm + k]);
+  }
+}
+
+template <class LA, class LB>
+void mma_sync(fragment<accumulator, 16, 16, 16, float>& d,
+              const fragment<matrix_a, 16, 16, 16, __half, LA>& a,
+              const fragment<matrix_b, 16, 16, 16, __half, LB>& b,
+              const fragment<accumulator, 16, 16, 16, float>& c) {
+  const int col = detail::lane() % 16;
+  for (int i = 0; i < 8; ++i) {
+    const int r = detail::row(i);
+    float sum = c.v[r][col];
+    for (int k = 0; k < 16; ++k)
+      sum += a.v[r][k] * b.v[k][col];
+    d.v[r][col] = sum;
+  }
+}
+
+inline void store_matrix_sync(float* p,
+                              const fragment<accumulator, 16, 16, 16, float>& f,
+                              unsigned ldm, layout_t layout) {
+  const int col = detail::lane() % 16;
+  for (int i = 0; i < 8; ++i) {
+    const int r = detail::row(i);
+    p[layout == mem_row_major ? r * ldm + col : col * ldm + r] = f.v[r][col];
+  }
+}
+} // namespace nvcuda::wmma
 
 // The kernel's source follows.

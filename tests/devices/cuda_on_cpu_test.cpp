@@ -1,8 +1,9 @@
-// The GPU definition tasks' CUDA and HIP kernels, run on the CPU
-// (tests/devices/cuda_on_cpu.hpp) through the CPU harness against the
+// The GPU tasks' CUDA and HIP kernels (decode, fp16 GEMM, sgemm), run on the
+// CPU (tests/devices/cuda_on_cpu.hpp) through the CPU harness against the
 // task's reference on small workloads: the logic of each baseline and template
-// instance is checked in CI, where no GPU is; the GPU hardware tests check them
-// on a GPU. Also the emulation itself: barriers, shuffles, and a deadlock.
+// family is checked in CI, where no GPU is; the GPU hardware tests check them
+// on a GPU. Also the emulation itself: barriers, shuffles, WMMA layouts,
+// 64-lane wavefronts and a deadlock.
 
 #include <filesystem>
 #include <fstream>

@@ -2,11 +2,13 @@
 // the task library.
 
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <optional>
 #include <tuple>
 
 #include "devices/cpu_device.hpp"
+#include "devices/gpu_device.hpp"
 #include "devices/gpu_toolchain.hpp"
 #include "devices/scratch_dir.hpp"
 #include "runtime/cli.hpp"
@@ -37,11 +39,12 @@ loads, the naive and the expert baseline pass against the reference on
 every workload, and each template family's default instance plus N more
 (--sample, default 2, drawn deterministically) compile; an instance the
 template rejects ("invalid combination: ...") is a clear rejection, not a
-failure. GPU tasks (backend cuda or hip) cannot run on the CPU: where nvcc
-or hipcc runs, their reference, baselines and the same template instances
-are compiled (for --cuda-arch, default sm_90; --hip-arch, default gfx90a)
-and their evaluation is reported as skipped; without the compiler only
-loading is checked. Prints one line per check and a summary; exits 1
+failure. GPU tasks (backend cuda or hip) get the same checks on the first
+GPU of their backend. Where there is none, where nvcc or hipcc runs,
+their reference, baselines and the same template instances are compiled
+(for --cuda-arch, default sm_90; --hip-arch, default gfx90a) and their
+evaluation is reported as skipped; without the compiler only loading is
+checked. Prints one line per check and a summary; exits 1
 naming the failures. --work-dir keeps the compile cache (default: a
 temporary directory, removed afterwards).
 
@@ -133,6 +136,25 @@ std::filesystem::path workloads_option(const parsed_args& a) {
   return ec ? std::filesystem::path{i->second} : path;
 }
 
+/// A device on the first GPU of `backend` ("cuda", "hip") for checking,
+/// with few timed samples; fails where there is none (no GPU, driver or
+/// runner, or eat built without the backend).
+caf::expected<std::unique_ptr<devices::device>> check_gpu_device(
+  const std::string& backend, const std::string& work_dir, double timeout_s) {
+  devices::gpu_options opts;
+  opts.runner_path = (executable_dir() / ("eat-" + backend + "-runner")).string();
+  opts.work_dir = work_dir + "/" + backend + "-device";
+  opts.eval_timeout_s = timeout_s;
+  opts.timing.warmup = 1;
+  opts.timing.min_samples = 3;
+  opts.timing.min_time_s = 0;
+  opts.timing.max_time_s = 0.2;
+  std::error_code ec;
+  std::filesystem::create_directories(opts.work_dir, ec);
+  return backend == "cuda" ? devices::make_cuda_device("check-cuda", 0, opts)
+                           : devices::make_hip_device("check-hip", 0, opts);
+}
+
 /// Prints one check line: "[ok] task: what (detail)" or "[FAIL] ...".
 void print_line(std::ostream& out, size_t index, const task_check_line& l) {
   out << "[" << index << "] " << (l.ok ? "ok   " : "FAIL ") << l.task << ": "
@@ -195,8 +217,25 @@ exit_code check_tasks(const parsed_args& a, const std::filesystem::path& dir,
       [shared, chosen](const task_spec& t, const candidate& c) {
         return shared->prepare(t, c, chosen);
       }};
-    gpu_note += "; " + std::string{backend} + " tasks compiled with " + what;
+    gpu_note += "; " + std::string{backend} + " tasks compiled with " + what
+                + " where no " + backend + " device runs them";
   }
+  // A GPU of a task's backend, when one can be made here, runs its checks.
+  std::map<std::string, std::unique_ptr<devices::device>> gpus;
+  opts.gpu_device = [&](const std::string& backend) -> devices::device* {
+    if (auto at = gpus.find(backend); at != gpus.end())
+      return at->second.get();
+    auto& made = gpus[backend];
+    auto gpu = check_gpu_device(backend, work_dir, cpu.eval_timeout_s);
+    if (gpu) {
+      made = std::move(*gpu);
+      out << backend << " tasks run on " << made->description() << std::endl;
+    } else {
+      out << "no " << backend << " device (" << render(gpu.error())
+          << "): " << backend << " tasks are compiled only" << std::endl;
+    }
+    return made.get();
+  };
   out << "checking " << names.size() << " task(s) on "
       << (*dev)->description() << gpu_note << std::endl;
   size_t index = 0;

@@ -186,7 +186,10 @@ std::vector<task_check_line> check_task_spec(const task_spec& task,
         add(check_instance(task, prepare, family, instances[i], i == 0));
     }
   };
-  if (task.backend != "cpu") {
+  devices::device* runner = task.backend == "cpu" ? &dev : nullptr;
+  if (task.backend != "cpu" && opts.gpu_device)
+    runner = opts.gpu_device(task.backend);
+  if (runner == nullptr) {
     auto gpu = opts.gpu_compilers.find(task.backend);
     if (gpu == opts.gpu_compilers.end()) {
       add({task.name, "evaluation", true,
@@ -210,11 +213,12 @@ std::vector<task_check_line> check_task_spec(const task_spec& task,
     add({task.name, "harness accepts the task", false, why});
     return lines;
   }
-  add(check_source(task, dev, "baseline", task.baseline_source, opts.seed));
+  add(check_source(
+    task, *runner, "baseline", task.baseline_source, opts.seed));
   if (!task.expert_source.empty())
-    add(check_source(task, dev, "expert", task.expert_source, opts.seed));
-  sampled([&dev](const task_spec& t, const candidate& c) {
-    return dev.prepare(t, c);
+    add(check_source(task, *runner, "expert", task.expert_source, opts.seed));
+  sampled([runner](const task_spec& t, const candidate& c) {
+    return runner->prepare(t, c);
   });
   return lines;
 }

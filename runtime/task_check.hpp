@@ -3,10 +3,10 @@
 // one and the expert, if any) pass against the reference on every
 // workload, and its template instances compile, where an instance the
 // template itself rejects ("invalid combination: ...") counts as a clear
-// rejection, not a failure. A GPU task (backend cuda or hip) cannot run on
-// the CPU device; given a compiler for its backend, its reference,
-// baselines and template instances are compiled instead. docs/tasks.md
-// describes the checks.
+// rejection, not a failure. A GPU task (backend cuda or hip) gets the same
+// checks on a GPU of its backend; where there is none but a compiler for
+// its backend, its reference, baselines and template instances are
+// compiled instead. docs/tasks.md describes the checks.
 //
 // A plain function over a device the caller owns; it evaluates one thing at
 // a time on the calling thread.
@@ -49,6 +49,10 @@ struct task_check_options {
   std::map<std::string, gpu_compile_check> gpu_compilers;
   /// A workloads file used instead of the task's own (task_overrides).
   std::filesystem::path workloads;
+  /// By backend ("cuda", "hip"): the device GPU tasks of that backend run
+  /// on, made when the first such task is checked; null where none can be
+  /// made (no GPU, driver or runner), and then gpu_compilers applies.
+  std::function<devices::device*(const std::string& backend)> gpu_device;
 };
 
 /// CPU device options for checking: the runner at `runner_path`, caches in
@@ -80,8 +84,9 @@ std::vector<param_map> sample_instances(
   const template_family& family, uint32_t sample, uint64_t seed);
 
 /// Runs every check of `task` on `dev`, reporting each line as it is done.
-/// Tasks for another backend than "cpu" cannot run on the CPU device: with
-/// a compiler for their backend in `opts`, their baselines and sampled
+/// Tasks for another backend than "cpu" run the same checks on the device
+/// `opts.gpu_device` gives for their backend. Without one they cannot run:
+/// with a compiler for their backend in `opts`, their baselines and sampled
 /// template instances are compiled, then a "skipped" evaluation line (ok)
 /// follows; without one, the "skipped" line alone.
 std::vector<task_check_line> check_task_spec(const task_spec& task,

@@ -6,7 +6,8 @@
 #      (its naive baseline on all 6 workloads, a wrong kernel, a write past
 #      C, a tiled and a tensor-core instance, and the cuBLAS expert; about a
 #      minute, most of it the CPU reference),
-#   3. `eat devices --check`,
+#   3. `eat devices --check`, and `eat tasks check sgemm_cuda` (its
+#      baseline run on the GPU, two instances compiled for it),
 #   4. a short evolution: `eat run configs/gpu-check.toml` (sgemm_cuda),
 # then prints the figures to record in docs/performance.md: GPU model,
 # clocks, per-workload baseline and candidate times, best speedup, CV, and
@@ -93,8 +94,13 @@ fi
 ctest --test-dir "$build_dir" -R "devices/gpu/" -LE gpu --output-on-failure \
   || fail "GPU device tests without label gpu"
 
-step "3/4 eat devices --check"
+step "3/4 eat devices --check, eat tasks check sgemm_cuda"
 "$build_dir/eat" devices --check || fail "eat devices --check"
+check_log="${build_dir}/gpu-tasks-check.log"
+"$build_dir/eat" tasks check sgemm_cuda --sample 1 2>&1 | tee "$check_log" \
+  || fail "eat tasks check sgemm_cuda"
+grep -q "^cuda tasks run on " "$check_log" \
+  || fail "eat tasks check did not run sgemm_cuda on the GPU"
 "$build_dir/eat" tasks show gemm_n4096_k4096 >/dev/null \
   || fail "eat tasks show gemm_n4096_k4096"
 

@@ -132,8 +132,9 @@ TEST_CASE("eat tasks show --workloads shows a task with another workloads "
                                         "task's workloads"));
 }
 
-TEST_CASE("eat tasks check compiles a CUDA task for --cuda-arch where nvcc "
-          "runs, and only loads it where it does not") {
+TEST_CASE("eat tasks check runs a CUDA task on a CUDA GPU, compiles it for "
+          "--cuda-arch where only nvcc runs, and only loads it where neither "
+          "does") {
   eat::test::temp_dir work;
   eat::test::child_process check{EAT_BINARY,
     {"tasks", "check", "sgemm_cuda", "--sample", "1", "--cuda-arch", "sm_80",
@@ -144,7 +145,13 @@ TEST_CASE("eat tasks check compiles a CUDA task for --cuda-arch where nvcc "
   INFO(out);
   REQUIRE(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 0);
-  if (out.find("cuda tasks compiled with nvcc for sm_80") != std::string::npos) {
+  if (out.find("cuda tasks run on ") != std::string::npos) {
+    // A machine with a CUDA GPU: the task runs there.
+    CHECK_THAT(out, Catch::Contains("sgemm_cuda: baseline (passed on 3 "
+                                    "workload(s)"));
+  } else if (out.find("cuda tasks compiled with nvcc for sm_80")
+             != std::string::npos) {
+    CHECK_THAT(out, Catch::Contains("no cuda device ("));
     CHECK_THAT(out, Catch::Contains("sgemm_cuda: baseline (compiles with nvcc "
                                     "for sm_80; not run: no cuda device"));
     CHECK_THAT(out, Catch::Contains("(default instance compiles)"));

@@ -1,7 +1,8 @@
 // `eat tasks check` (runtime/task_check.hpp): every shipped task passes;
 // a broken template instance is reported by name, an instance the template
 // rejects is not a failure; the loader explains a bad expert_libs value; a
-// GPU task's sources are compiled, not run, where its compiler is.
+// GPU task runs on a device of its backend, and its sources are compiled,
+// not run, where there is none but its compiler.
 
 #include <catch2/catch.hpp>
 
@@ -9,6 +10,7 @@
 
 #include "actors/protocol/error.hpp"
 #include "devices/cpu_device.hpp"
+#include "devices/sim_device.hpp"
 #include "runtime/flashinfer_import.hpp"
 #include "runtime/task_check.hpp"
 #include "runtime/task_file.hpp"
@@ -337,4 +339,44 @@ TEST_CASE("a GPU task whose backend has no compiler is only loaded") {
   CHECK(lines[0].ok);
   CHECK_THAT(lines[0].detail, Catch::Contains("only loading was checked"));
   CHECK(fake.compiled.empty());
+}
+
+TEST_CASE("a GPU task runs its checks on a device of its backend where one "
+          "can be made, and is compiled only where none can") {
+  eat::test::temp_dir work;
+  auto cpu = make_device(work.path());
+  auto task = load_task(source_dir / "kernels", "sgemm_cuda");
+  REQUIRE(task);
+  // The sim device stands in for a CUDA GPU: it evaluates any candidate.
+  auto gpu = devices::make_sim_device("sim-cuda", {});
+  fake_gpu_compiler fake;
+  task_check_options opts;
+  opts.sample = 1;
+  opts.gpu_compilers["cuda"] = fake.check();
+  std::vector<std::string> asked;
+  opts.gpu_device = [&](const std::string& backend) {
+    asked.push_back(backend);
+    return gpu.get();
+  };
+  auto lines = check_task_spec(*task, *cpu, opts, {});
+  CHECK(asked == std::vector<std::string>{"cuda"});
+  CHECK(fake.compiled.empty());
+  // The baseline evaluated, two instances per family, no skipped line.
+  REQUIRE(lines.size() == 1 + 2 * task->families.size());
+  CHECK(lines.front().what == "baseline");
+  CHECK_THAT(lines.front().detail, Catch::StartsWith("passed on 3 workload(s)"));
+  for (const auto& l : lines) {
+    INFO(l.what << " (" << l.detail << ")");
+    CHECK(l.ok);
+    CHECK(l.what != "evaluation");
+  }
+
+  SECTION("without a device, the stand-in compiler compiles it") {
+    opts.gpu_device = [](const std::string&) -> devices::device* {
+      return nullptr;
+    };
+    auto compiled = check_task_spec(*task, *cpu, opts, {});
+    CHECK(compiled.back().what == "evaluation");
+    CHECK(fake.compiled.size() == 1 + 2 * task->families.size());
+  }
 }

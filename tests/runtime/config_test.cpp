@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include "actors/protocol/error.hpp"
+#include "runtime/task_file.hpp"
 
 namespace fs = std::filesystem;
 
@@ -401,4 +402,25 @@ TEST_CASE("the quickstart configuration loads with its documented values") {
   CHECK(cfg->timing.min_time_s == 0.2);
   CHECK(cfg->timing.max_time_s == 3);
   CHECK(cfg->timing.warmup == eat::devices::timing_options{}.warmup);
+}
+
+TEST_CASE("every shipped configuration loads, and its task with it") {
+  size_t count = 0;
+  for (const auto& entry : fs::directory_iterator(source_dir / "configs")) {
+    if (entry.path().extension() != ".toml")
+      continue;
+    ++count;
+    CAPTURE(entry.path().filename().string());
+    auto cfg = eat::load_config(entry.path());
+    REQUIRE(cfg);
+    auto task = eat::load_task(cfg->run.tasks_dir, cfg->run.task,
+      eat::task_overrides{cfg->run.workloads});
+    INFO((task ? std::string{} : eat::render(task.error())));
+    REQUIRE(task);
+    if (entry.path().filename() == "gpu-decode.toml") {
+      CHECK(task->backend == "cuda");
+      CHECK(task->workloads.size() == 47);
+    }
+  }
+  CHECK(count >= 4);
 }

@@ -1,7 +1,8 @@
 // Specification of the CUDA device on a real GPU (ctest label "gpu"; run by
 // scripts/gpu-check.sh). The baseline passes; a wrong kernel is incorrect;
 // a kernel that writes outside its output is caught, one that traps is a
-// runtime error and the next evaluation still works; timing is sane. On a
+// runtime error and one that never returns a timeout, and the next
+// evaluation still works; timing is sane. On a
 // machine without a CUDA GPU every case is skipped (exit code 77, which
 // CTest reports as skipped, never as passed).
 
@@ -112,6 +113,32 @@ TEST_CASE("on a CUDA GPU a trapping kernel is a runtime error and the next "
   auto next = f.evaluate(f.task.baseline_source);
   INFO(next.detail);
   CHECK(next.status == eval_status::passed);
+}
+
+TEST_CASE("on a CUDA GPU a kernel that never returns is a timeout and the "
+          "next evaluation works") {
+  auto dir = make_temp_dir();
+  auto task = gpu_sgemm_task("cuda", {gemm_workload(256, 256, 256)});
+  // A short deadline: the baseline's checks and samples take a few seconds.
+  auto opts = quick_gpu_options("cuda", dir);
+  opts.eval_timeout_s = 20;
+  auto made = make_cuda_device("cuda0", 0, opts);
+  INFO((made ? std::string{} : render(made.error())));
+  REQUIRE(made);
+  auto& dev = **made;
+  auto spin = dev.evaluate(task,
+    make_candidate("spin", cuda_kernel("if (i == 0 && j == 0) { volatile "
+                                       "int x = 0; while (x == 0) {} } "
+                                       "c[i * n + j] = sum;")),
+    11);
+  INFO(spin.detail);
+  CHECK(spin.status == eval_status::timeout);
+  // The killed runner's context, and its kernel, are gone.
+  auto next
+    = dev.evaluate(task, make_candidate("c", task.baseline_source), 12);
+  INFO(next.detail);
+  CHECK(next.status == eval_status::passed);
+  CHECK(dev.check_health().empty());
 }
 
 TEST_CASE("on a CUDA GPU timing is sane and the tiled kernel is faster") {

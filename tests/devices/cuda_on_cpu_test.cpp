@@ -165,6 +165,42 @@ void check_gemm_family(
   }
 }
 
+/// A CUDA source run on the CPU, compiled and loaded in this process:
+/// callable as its CPU entry point eat_kernel(inputs, outputs, axes).
+class loaded_kernel {
+public:
+  explicit loaded_kernel(const std::string& cu) {
+    auto comp = compiler::make("g++", dir_.path().string(), 120);
+    REQUIRE(comp);
+    auto built
+      = comp->compile(test::cuda_on_cpu(cu), {"-O1", "-std=c++17"}, "k.cpp");
+    REQUIRE(built);
+    INFO(built->log);
+    REQUIRE(built->ok);
+    handle_ = ::dlopen(built->so_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    REQUIRE(handle_ != nullptr);
+    entry_ = reinterpret_cast<entry>(::dlsym(handle_, "eat_kernel"));
+    REQUIRE(entry_ != nullptr);
+  }
+  ~loaded_kernel() {
+    if (handle_ != nullptr)
+      ::dlclose(handle_);
+  }
+  loaded_kernel(const loaded_kernel&) = delete;
+  loaded_kernel& operator=(const loaded_kernel&) = delete;
+
+  void operator()(
+    const void* const* in, void* const* out, const int64_t* axes) const {
+    entry_(in, out, axes);
+  }
+
+private:
+  using entry = void (*)(const void* const*, void* const*, const int64_t*);
+  scratch_dir dir_ = test::make_temp_dir();
+  void* handle_ = nullptr;
+  entry entry_ = nullptr;
+};
+
 } // namespace
 
 TEST_CASE("cuda_on_cpu runs barriers, shuffles and a grid like a GPU") {
@@ -199,19 +235,7 @@ extern "C" int eat_kernel(const void* const* in, void* const* out,
   return 0;
 }
 )";
-  auto dir = test::make_temp_dir();
-  auto comp = compiler::make("g++", dir.path().string(), 120);
-  REQUIRE(comp);
-  auto built
-    = comp->compile(test::cuda_on_cpu(cu), {"-O1", "-std=c++17"}, "sums.cpp");
-  REQUIRE(built);
-  INFO(built->log);
-  REQUIRE(built->ok);
-  auto* handle = ::dlopen(built->so_path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  REQUIRE(handle != nullptr);
-  using entry = void (*)(const void* const*, void* const*, const int64_t*);
-  auto fn = reinterpret_cast<entry>(::dlsym(handle, "eat_kernel"));
-  REQUIRE(fn != nullptr);
+  loaded_kernel fn{cu};
   std::vector<float> x(3 * 96);
   for (size_t i = 0; i < x.size(); ++i)
     x[i] = static_cast<float>(i % 7) - 3.0f;
@@ -226,7 +250,47 @@ extern "C" int eat_kernel(const void* const* in, void* const* out,
     CHECK(out[static_cast<size_t>(b * 2)] == s);
     CHECK(out[static_cast<size_t>(b * 2 + 1)] == s);
   }
-  ::dlclose(handle);
+}
+
+TEST_CASE("cuda_on_cpu shows a shared-memory read that lacks its barrier") {
+  // Each thread reads its left neighbour's value from shared memory; in
+  // threads' index order the neighbour has always written it already, but
+  // warps run in no fixed order on a GPU, and the reversed order of odd
+  // blocks shows the read before the write without __syncthreads.
+  auto kernel = [](const std::string& barrier) {
+    return R"(#include <cuda_runtime.h>
+#include <cstdint>
+__global__ void left(const float* x, float* out) {
+  __shared__ float v[64];
+  const int t = threadIdx.x;
+  v[t] = x[blockIdx.x * 64 + t];
+  )" + barrier + R"(
+  out[blockIdx.x * 64 + t] = t > 0 ? v[t - 1] : 0.0f;
+}
+extern "C" int eat_kernel(const void* const* in, void* const* out,
+                          const int64_t*, void* stream) {
+  left<<<2, 64, 0, static_cast<cudaStream_t>(stream)>>>(
+      static_cast<const float*>(in[0]), static_cast<float*>(out[0]));
+  return 0;
+}
+)";
+  };
+  std::vector<float> x(128);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = static_cast<float>(i + 1);
+  const void* in[] = {x.data()};
+  auto wrong = [&](const std::string& barrier) {
+    loaded_kernel fn{kernel(barrier)};
+    std::vector<float> out(128, -1.0f);
+    void* outs[] = {out.data()};
+    fn(in, outs, nullptr);
+    int bad = 0;
+    for (size_t i = 0; i < out.size(); ++i)
+      bad += out[i] != (i % 64 == 0 ? 0.0f : x[i - 1]);
+    return bad;
+  };
+  CHECK(wrong("__syncthreads();") == 0);
+  CHECK(wrong("") > 0);
 }
 
 TEST_CASE("cuda_on_cpu rewrites launches of template kernels and rejects "

@@ -9,7 +9,9 @@
 //
 // Model: blocks run one after another; the threads of a block are fibers
 // (no OS threads: the runner's sandbox limits processes) that run
-// until they wait at a barrier. __syncthreads() releases when every live
+// until they wait at a barrier, in index order or in reverse (alternating
+// by block and barrier, so that a missing barrier shows in some block).
+// __syncthreads() releases when every live
 // thread of the block waits there; a warp barrier (__syncwarp and each step
 // of a shuffle) when every live thread of the warp (32 threads; a 64-lane
 // wavefront for HIP sources, EAT_EMU_HIP) waits there. Threads that return
@@ -181,8 +183,14 @@ inline void run_block(unsigned threads) {
     f.st = state::runnable;
     f.started = false;
   }
-  for (;;) {
-    for (unsigned t = 0; t < threads; ++t) {
+  // Threads run in index order in even blocks and in reverse in odd ones,
+  // swapping at every barrier: a read of shared memory that another
+  // thread writes without a barrier in between then sees the old value in
+  // some block, as it may on a GPU, where warps run in no fixed order.
+  unsigned round = block_idx.x + block_idx.y + block_idx.z;
+  for (;; ++round) {
+    for (unsigned i = 0; i < threads; ++i) {
+      const unsigned t = round % 2 == 0 ? i : threads - 1 - i;
       if (r.fibers[t].st != state::runnable)
         continue;
       r.current = t;

@@ -18,6 +18,7 @@ packages=(
   nlohmann-json3-dev             # reading JSON (agent output, plans, task definitions)
   libcurl4-openssl-dev           # http agents (OpenAI-compatible, Anthropic)
   libopenblas-dev                # expert CPU baseline (sgemm)
+  libdnnl-dev                    # expert CPU baseline (softmax: oneDNN)
   libbenchmark-dev               # bench/harness_bench: agreement with Google Benchmark
   catch2                         # tests
 )

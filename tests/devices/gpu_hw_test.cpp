@@ -121,7 +121,7 @@ TEST_CASE("on a CUDA GPU a kernel that never returns is a timeout and the "
   auto task = gpu_sgemm_task("cuda", {gemm_workload(256, 256, 256)});
   // A short deadline: the baseline's checks and samples take a few seconds.
   auto opts = quick_gpu_options("cuda", dir);
-  opts.eval_timeout_s = 20;
+  opts.eval_timeout_s = 10;
   auto made = make_cuda_device("cuda0", 0, opts);
   INFO((made ? std::string{} : render(made.error())));
   REQUIRE(made);

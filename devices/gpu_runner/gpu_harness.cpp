@@ -31,25 +31,9 @@ check_outcome load_into(gpu_context& ctx, const gpu_runner_request& req) {
 
 workload_report run_workload(
   gpu_context& ctx, const workload& w, uint64_t workload_seed) {
-  workload_report report;
-  report.workload = w.name;
-  auto checked = check_gpu_workload(ctx, w, workload_seed);
-  report.status = checked.status;
-  report.detail = std::move(checked.detail);
-  report.max_abs_error = checked.max_abs_error;
-  report.max_rel_error = checked.max_rel_error;
-  if (report.status != eval_status::passed)
-    return report;
-  auto timed = time_gpu_workload(ctx, w, workload_seed);
-  report.status = timed.status;
-  report.detail = std::move(timed.detail);
-  report.baseline_ns = std::move(timed.baseline_ns);
-  report.candidate_ns = std::move(timed.candidate_ns);
-  report.candidate_cpu_ns = timed.candidate_cpu_ns;
-  report.candidate_wall_ns = timed.candidate_wall_ns;
-  report.input_sets = timed.input_sets;
-  report.set_bytes = timed.set_bytes;
-  return report;
+  return check_then_time(
+    w.name, [&] { return check_gpu_workload(ctx, w, workload_seed); },
+    [&] { return time_gpu_workload(ctx, w, workload_seed); });
 }
 
 workload_report run_workload_safely(

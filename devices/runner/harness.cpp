@@ -35,25 +35,9 @@ harness_context make_context(
 
 workload_report run_workload(
   const harness_context& ctx, const workload& w, uint64_t workload_seed) {
-  workload_report report;
-  report.workload = w.name;
-  auto checked = check_workload(ctx, w, workload_seed);
-  report.status = checked.status;
-  report.detail = std::move(checked.detail);
-  report.max_abs_error = checked.max_abs_error;
-  report.max_rel_error = checked.max_rel_error;
-  if (report.status != eval_status::passed)
-    return report;
-  auto timed = time_workload(ctx, w, workload_seed);
-  report.status = timed.status;
-  report.detail = std::move(timed.detail);
-  report.baseline_ns = std::move(timed.baseline_ns);
-  report.candidate_ns = std::move(timed.candidate_ns);
-  report.candidate_cpu_ns = timed.candidate_cpu_ns;
-  report.candidate_wall_ns = timed.candidate_wall_ns;
-  report.input_sets = timed.input_sets;
-  report.set_bytes = timed.set_bytes;
-  return report;
+  return check_then_time(
+    w.name, [&] { return check_workload(ctx, w, workload_seed); },
+    [&] { return time_workload(ctx, w, workload_seed); });
 }
 
 /// Runs one workload, turning exceptions that escape the kernels or the
@@ -80,6 +64,30 @@ workload_report run_workload_safely(const harness_context& ctx,
 }
 
 } // namespace
+
+workload_report check_then_time(const std::string& name,
+  const std::function<check_outcome()>& check,
+  const std::function<timing_outcome()>& time) {
+  workload_report report;
+  report.workload = name;
+  auto checked = check();
+  report.status = checked.status;
+  report.detail = std::move(checked.detail);
+  report.max_abs_error = checked.max_abs_error;
+  report.max_rel_error = checked.max_rel_error;
+  if (report.status != eval_status::passed)
+    return report;
+  auto timed = time();
+  report.status = timed.status;
+  report.detail = std::move(timed.detail);
+  report.baseline_ns = std::move(timed.baseline_ns);
+  report.candidate_ns = std::move(timed.candidate_ns);
+  report.candidate_cpu_ns = timed.candidate_cpu_ns;
+  report.candidate_wall_ns = timed.candidate_wall_ns;
+  report.input_sets = timed.input_sets;
+  report.set_bytes = timed.set_bytes;
+  return report;
+}
 
 runner_reply run_request(const runner_request& req) {
   runner_reply reply;

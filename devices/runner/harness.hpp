@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,13 @@ struct timing_outcome {
   uint32_t input_sets = 0;
   uint64_t set_bytes = 0;
 };
+
+/// The report of workload `name`: `check`'s verdict and errors, then, if
+/// it passed, `time`'s verdict and samples (the CPU and GPU harnesses'
+/// phases of one workload).
+workload_report check_then_time(const std::string& name,
+  const std::function<check_outcome()>& check,
+  const std::function<timing_outcome()>& time);
 
 /// Runs `req` to its reply: loads the kernels, then each workload in turn
 /// until one fails. Never throws.

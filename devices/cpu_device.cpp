@@ -1,10 +1,8 @@
 #include "devices/cpu_device.hpp"
 
-#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <random>
 
 #include <sched.h>
 #include <unistd.h>
@@ -188,21 +186,9 @@ prepared cpu_device::prepare(const task_spec& task, const candidate& c) const {
 
 runner_request cpu_device::make_request(
   const task_spec& task, const prepared& so, uint64_t seed) const {
-  runner_request req;
-  req.nonce = (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
-  req.kind = task.kind;
-  req.dtype = task.dtype;
-  req.atol = task.atol;
-  req.rtol = task.rtol;
-  req.workloads = task.workloads;
-  req.reference_so = so.reference_object;
-  req.baseline_so = so.baseline_object;
-  req.candidate_so = so.candidate_object;
-  req.seed = seed;
-  req.timing = opts_.timing;
-  req.core = core_;
+  auto req = make_runner_request(
+    task, so, seed, opts_.timing, core_, opts_.eval_timeout_s);
   req.limits.address_space_mib = opts_.address_space_mib;
-  req.limits.cpu_s = static_cast<uint64_t>(std::ceil(opts_.eval_timeout_s)) + 1;
   return req;
 }
 

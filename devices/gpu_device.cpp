@@ -1,10 +1,8 @@
 #include "devices/gpu_device.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <random>
 
 #include <unistd.h>
 
@@ -141,20 +139,9 @@ private:
 gpu_runner_request gpu_device::make_request(
   const task_spec& task, const prepared& so, uint64_t seed) const {
   gpu_runner_request req;
-  req.nonce = (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
-  req.kind = task.kind;
-  req.dtype = task.dtype;
-  req.atol = task.atol;
-  req.rtol = task.rtol;
-  req.workloads = task.workloads;
-  req.reference_so = so.reference_object;
-  req.baseline_so = so.baseline_object;
-  req.candidate_so = so.candidate_object;
-  req.seed = seed;
-  req.timing = opts_.timing;
-  req.core = setup_.core;
+  static_cast<runner_request&>(req) = make_runner_request(
+    task, so, seed, opts_.timing, setup_.core, opts_.eval_timeout_s);
   req.limits.address_space_mib = 0; // not applied by GPU runners
-  req.limits.cpu_s = static_cast<uint64_t>(std::ceil(opts_.eval_timeout_s)) + 1;
   req.backend = setup_.backend;
   req.gpu = setup_.info.index;
   req.identity = setup_.info.uuid;

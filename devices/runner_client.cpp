@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <random>
 
 #include <fcntl.h>
 #include <poll.h>
@@ -136,6 +138,26 @@ std::string seconds_text(double s) {
 }
 
 } // namespace
+
+runner_request make_runner_request(const task_spec& task, const prepared& so,
+  uint64_t seed, const timing_options& timing, int core,
+  double eval_timeout_s) {
+  runner_request req;
+  req.nonce = (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
+  req.kind = task.kind;
+  req.dtype = task.dtype;
+  req.atol = task.atol;
+  req.rtol = task.rtol;
+  req.workloads = task.workloads;
+  req.reference_so = so.reference_object;
+  req.baseline_so = so.baseline_object;
+  req.candidate_so = so.candidate_object;
+  req.seed = seed;
+  req.timing = timing;
+  req.core = core;
+  req.limits.cpu_s = static_cast<uint64_t>(std::ceil(eval_timeout_s)) + 1;
+  return req;
+}
 
 runner_outcome interpret_runner_end(bool timed_out, double timeout_s,
   const exit_status& status, const std::string& reply_bytes, uint64_t nonce,

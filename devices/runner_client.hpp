@@ -16,6 +16,9 @@
 #include <caf/expected.hpp>
 
 #include "actors/protocol/result.hpp"
+#include "actors/protocol/task.hpp"
+#include "devices/device.hpp"
+#include "devices/options.hpp"
 #include "devices/runner_protocol.hpp"
 #include "devices/subprocess.hpp"
 
@@ -60,6 +63,15 @@ struct runner_run {
 /// the CPU and GPU devices. Errors as run_runner's.
 caf::expected<runner_run> run_runner_bytes(const runner_launch& launch,
   const std::string& request, uint64_t nonce, const std::string& prefix);
+
+/// The request to evaluate `so` (compiled for `task`) with `seed`, shared
+/// by the CPU and GPU devices: a fresh random nonce, the task's kind,
+/// dtype, tolerances and workloads, the three objects, `timing`, the core
+/// to pin the runner to, and a CPU-time limit one second past
+/// `eval_timeout_s`. The caller sets the address-space limit.
+runner_request make_runner_request(const task_spec& task, const prepared& so,
+  uint64_t seed, const timing_options& timing, int core,
+  double eval_timeout_s);
 
 /// Maps how a runner ended to an outcome: `timed_out` if the deadline
 /// passed, the exit status, the bytes read from fd 4, and the tails of its

@@ -78,6 +78,15 @@ eval_result evaluate(
   return dev->evaluate(task, c, 11);
 }
 
+/// The GPU source file `path` (from the source tree; HIP with `hip`)
+/// passes against the reference of `task` when run on the CPU.
+void check_file_passes(
+  const task_spec& task, const std::string& path, bool hip) {
+  auto r = evaluate(task, test::read_source(path), hip);
+  INFO(path << ": " << r.detail << r.build_log);
+  CHECK(r.status == eval_status::passed);
+}
+
 /// "k=v k=v" for a template instance.
 std::string instance_label(const param_map& params) {
   std::string label;
@@ -391,32 +400,23 @@ TEST_CASE("the CUDA and HIP MLA and GQA decode baselines agree with their "
                            : "gqa_paged_decode_h32_kv4_d128_ps1";
     auto task = small_task(
       name, {decode_line(mla, 1, 4), decode_line(mla, 3, 13)}, dir.path());
-    for (bool hip : {false, true}) {
-      INFO(name << (hip ? " HIP" : " CUDA"));
-      auto r = evaluate(task,
-        test::read_source("kernels/" + name
-                          + (hip ? "_hip/baseline.hip" : "_cuda/baseline.cu")),
+    for (bool hip : {false, true})
+      check_file_passes(task,
+        "kernels/" + name + (hip ? "_hip/baseline.hip" : "_cuda/baseline.cu"),
         hip);
-      INFO(r.detail << r.build_log);
-      CHECK(r.status == eval_status::passed);
-    }
   }
 }
 
 TEST_CASE("the CUDA and HIP fp16 GEMM baselines agree with their reference "
           "when run on the CPU") {
   auto dir = test::make_temp_dir();
-  for (bool hip : {false, true}) {
-    INFO((hip ? "HIP" : "CUDA"));
-    auto task = gemm_on_cpu(hip, {1, 5}, dir.path());
-    // The baseline as a candidate, against itself as the baseline.
-    auto r = evaluate(task,
-      test::read_source(hip ? "kernels/gemm_n4096_k4096_hip/baseline.hip"
-                            : "kernels/gemm_n4096_k4096/baseline.cu"),
+  // The baseline as a candidate, against itself as the baseline (which
+  // the harness first checks against the reference).
+  for (bool hip : {false, true})
+    check_file_passes(gemm_on_cpu(hip, {1, 5}, dir.path()),
+      hip ? "kernels/gemm_n4096_k4096_hip/baseline.hip"
+          : "kernels/gemm_n4096_k4096/baseline.cu",
       hip);
-    INFO(r.detail << r.build_log);
-    CHECK(r.status == eval_status::passed);
-  }
 }
 
 TEST_CASE("tiled instances of the CUDA and HIP fp16 GEMM tasks agree with "
@@ -467,12 +467,8 @@ TEST_CASE("the CUDA and HIP sgemm baselines and tiled instances agree with "
     const std::string name = hip ? "sgemm_hip" : "sgemm_cuda";
     auto gpu = load_task(kernels, name);
     REQUIRE(gpu);
-    auto baseline = evaluate(*task,
-      test::read_source(
-        "kernels/" + name + (hip ? "/baseline.hip" : "/baseline.cu")),
-      hip);
-    INFO(name << " baseline: " << baseline.detail << baseline.build_log);
-    CHECK(baseline.status == eval_status::passed);
+    check_file_passes(*task,
+      "kernels/" + name + (hip ? "/baseline.hip" : "/baseline.cu"), hip);
     check_instances(*task, family_of(*gpu, "tiled"),
       {{{"block_m", "64"}, {"block_n", "64"}, {"block_k", "16"},
          {"thread_m", "4"}, {"thread_n", "4"}, {"unroll", "2"}},

@@ -91,6 +91,23 @@ TEST_CASE("a run whose agents cannot work fails at once, saying what is "
   CHECK_FALSE(std::filesystem::exists(tmp.path() / "runs"));
 }
 
+TEST_CASE("a run loads its task with run.workloads, and a workloads file "
+          "that cannot be read stops it before it starts") {
+  eat::test::temp_dir tmp;
+  auto file = tmp.path() / "config.toml";
+  std::ofstream{file} << "[run]\ntask = \"mla_paged_decode_h16_ckv512_kpe64_"
+                         "ps1\"\ntasks_dir = \""
+                      << EAT_SOURCE_DIR << "/kernels\"\nroot = \""
+                      << (tmp.path() / "runs").string()
+                      << "\"\nworkloads = \"no-such.jsonl\"\n";
+  auto r = eat_cli({"run", file.string()});
+  CHECK(r.code == exit_code::invalid_input);
+  CHECK_THAT(r.out, Catch::Contains((tmp.path() / "no-such.jsonl").string()
+                                    + "' (given instead of the task's "
+                                      "workloads)"));
+  CHECK_FALSE(std::filesystem::exists(tmp.path() / "runs"));
+}
+
 TEST_CASE("a directory that is not a run exits with code 4") {
   auto resume = eat_cli({"resume", "no-such-run-dir"});
   CHECK(resume.code == exit_code::bad_run_dir);

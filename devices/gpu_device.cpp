@@ -286,12 +286,25 @@ caf::expected<void> resolve_paths(const std::string& id, gpu_options& opts) {
 
 caf::expected<std::unique_ptr<device>> make_gpu_device(
   const std::string& backend, std::string id, int index, gpu_options opts) {
-  gpu_setup setup;
-  setup.backend = backend;
   auto found = find_gpu(backend, id, index);
   if (!found)
     return std::move(found.error());
-  std::tie(setup.info, setup.versions) = std::move(*found);
+  return make_gpu_device_for(std::move(id), std::move(found->first),
+    std::move(found->second), std::move(opts));
+}
+
+} // namespace
+
+caf::expected<std::unique_ptr<device>> make_gpu_device_for(
+  std::string id, gpu_info gpu, std::string versions, gpu_options opts) {
+  if (gpu.backend != "cuda" && gpu.backend != "hip")
+    return make_error(
+      error::invalid_config, "unknown GPU backend '" + gpu.backend + "'");
+  gpu_setup setup;
+  setup.backend = gpu.backend;
+  setup.info = std::move(gpu);
+  setup.versions = std::move(versions);
+  const auto& backend = setup.backend;
   if (auto ok = resolve_paths(id, opts); !ok)
     return std::move(ok.error());
   if (opts.compiler.empty())
@@ -312,8 +325,6 @@ caf::expected<std::unique_ptr<device>> make_gpu_device(
   return std::unique_ptr<device>{std::make_unique<gpu_device>(
     std::move(id), std::move(opts), std::move(*tools), std::move(setup))};
 }
-
-} // namespace
 
 caf::expected<std::unique_ptr<device>> make_cuda_device(
   std::string id, int index, gpu_options opts) {

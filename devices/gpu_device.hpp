@@ -20,6 +20,7 @@
 #include <caf/expected.hpp>
 
 #include "devices/device.hpp"
+#include "devices/gpu_probe.hpp"
 #include "devices/options.hpp"
 
 namespace eat::devices {
@@ -62,6 +63,15 @@ caf::expected<std::unique_ptr<device>> make_cuda_device(
 /// Makes the HIP device `id` on GPU `index` (as make_cuda_device).
 caf::expected<std::unique_ptr<device>> make_hip_device(
   std::string id, int index, gpu_options opts);
+
+/// Makes device `id` for `gpu` as found by the probe (gpu_probe.hpp), with
+/// the runtime's `versions`, without probing: make_cuda_device and
+/// make_hip_device after the probe, and the seam through which the tests
+/// run a whole GPU device on the CPU (docs/harness.md, "A GPU device on
+/// the CPU"). Set peak_bw_override unless `gpu` is real: otherwise the
+/// bandwidth probe runs on it.
+caf::expected<std::unique_ptr<device>> make_gpu_device_for(
+  std::string id, gpu_info gpu, std::string versions, gpu_options opts);
 
 /// Makes one device per GPU of `backend` ("cuda" or "hip") listed in
 /// `opts.gpus` (all when empty), named "<backend><index>". Fails if any

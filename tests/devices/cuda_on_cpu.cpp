@@ -1,10 +1,10 @@
 #include "tests/devices/cuda_on_cpu.hpp"
 
 #include <cctype>
+#include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <vector>
-
-#include "tests/devices/test_support.hpp"
 
 namespace eat::devices::test {
 
@@ -65,10 +65,22 @@ void rewrite_launches(std::string& s) {
 
 namespace {
 
-/// `source` with `includes` removed, launches rewritten, the GPU entry
-/// renamed and a CPU entry appended, after `defines` and the prelude.
+/// The text of tests/devices/cuda_on_cpu/prelude.hpp.
+std::string prelude() {
+  const auto path
+    = std::string{EAT_SOURCE_DIR} + "/tests/devices/cuda_on_cpu/prelude.hpp";
+  std::ifstream in{path, std::ios::binary};
+  if (!in)
+    throw std::runtime_error("cuda_on_cpu: cannot read " + path);
+  return std::string{std::istreambuf_iterator<char>{in}, {}};
+}
+
+/// `source` with `includes` removed and launches rewritten, after `defines`
+/// and the prelude; for entry::cpu, the GPU entry renamed and a CPU entry
+/// appended.
 std::string on_cpu(const std::string& source,
-  const std::vector<std::string>& includes, const std::string& defines) {
+  const std::vector<std::string>& includes, const std::string& defines,
+  entry abi) {
   auto body = source;
   for (const auto& header : includes)
     replace_all(body, header, "");
@@ -77,8 +89,9 @@ std::string on_cpu(const std::string& source,
     throw std::runtime_error("cuda_on_cpu: a CUDA or HIP header it cannot "
                              "stand in for");
   rewrite_launches(body);
-  const auto prelude
-    = defines + read_source("tests/devices/cuda_on_cpu/prelude.hpp") + "\n";
+  const auto prelude = defines + devices::test::prelude() + "\n";
+  if (abi == entry::gpu)
+    return prelude + body;
   const std::string kernel = "extern \"C\" int eat_kernel(";
   const std::string gemm = "extern \"C\" int eat_gemm(";
   if (auto at = body.find(kernel); at != std::string::npos) {
@@ -111,17 +124,17 @@ extern "C" void eat_gemm(const float* a, const float* b, float* c,
 
 } // namespace
 
-std::string cuda_on_cpu(const std::string& cu) {
-  return on_cpu(
-    cu, {"#include <cuda_runtime.h>", "#include <cuda_bf16.h>",
-          "#include <cuda_fp16.h>", "#include <mma.h>"},
-    "");
+std::string cuda_on_cpu(const std::string& cu, entry abi) {
+  return on_cpu(cu,
+    {"#include <cuda_runtime.h>", "#include <cuda_bf16.h>",
+      "#include <cuda_fp16.h>", "#include <mma.h>"},
+    "", abi);
 }
 
-std::string hip_on_cpu(const std::string& hip) {
-  return on_cpu(
-    hip, {"#include <hip/hip_runtime.h>", "#include <hip/hip_fp16.h>"},
-    "#define EAT_EMU_HIP 1\n");
+std::string hip_on_cpu(const std::string& hip, entry abi) {
+  return on_cpu(hip,
+    {"#include <hip/hip_runtime.h>", "#include <hip/hip_fp16.h>"},
+    "#define EAT_EMU_HIP 1\n", abi);
 }
 
 } // namespace eat::devices::test

@@ -13,7 +13,7 @@
 #include "devices/compiler.hpp"
 #include "devices/gpu_runner/gpu_harness.hpp"
 #include "runtime/task_file.hpp"
-#include "tests/devices/gpu_definition_host_api.hpp"
+#include "tests/devices/host_gpu_api.hpp"
 #include "tests/devices/test_support.hpp"
 
 using namespace eat;

@@ -16,7 +16,7 @@
 #include "actors/protocol/error.hpp"
 #include "devices/compiler.hpp"
 #include "devices/gpu_runner/gpu_harness.hpp"
-#include "tests/devices/gpu_definition_host_api.hpp"
+#include "tests/devices/host_gpu_api.hpp"
 #include "tests/devices/test_support.hpp"
 
 using namespace eat;

@@ -22,30 +22,6 @@ using namespace eat::devices::test;
 
 namespace {
 
-/// A kernel with the baseline's launch around `body`, which sees i, j, a,
-/// b, c, m, n, k and computes `sum`.
-std::string cuda_kernel(const std::string& body) {
-  return R"(#include <cstdint>
-#include <cuda_runtime.h>
-__global__ void g(const float* a, const float* b, float* c, int64_t m,
-                  int64_t n, int64_t k) {
-  const int64_t j = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
-  const int64_t i = blockIdx.y * int64_t{blockDim.y} + threadIdx.y;
-  if (i >= m || j >= n) return;
-  float sum = 0.0f;
-  for (int64_t p = 0; p < k; ++p) sum += a[i * k + p] * b[p * n + j];
-)" + body + R"(
-}
-extern "C" int eat_gemm(const float* a, const float* b, float* c, int64_t m,
-                        int64_t n, int64_t k, void* stream) {
-  dim3 block(16, 16);
-  dim3 grid((n + 15) / 16, (m + 15) / 16);
-  g<<<grid, block, 0, static_cast<cudaStream_t>(stream)>>>(a, b, c, m, n, k);
-  return static_cast<int>(cudaGetLastError());
-}
-)";
-}
-
 struct fixture {
   scratch_dir dir = make_temp_dir();
   std::unique_ptr<device> dev;
@@ -84,7 +60,7 @@ TEST_CASE("on a CUDA GPU the baseline passes against itself") {
 
 TEST_CASE("on a CUDA GPU a wrong kernel is incorrect") {
   fixture f;
-  auto result = f.evaluate(cuda_kernel("c[i * n + j] = sum + 0.01f;"));
+  auto result = f.evaluate(cuda_gemm_kernel("c[i * n + j] = sum + 0.01f;"));
   INFO(result.detail);
   CHECK(result.status == eval_status::incorrect);
   CHECK_THAT(result.detail, Catch::Contains("expected"));
@@ -92,7 +68,7 @@ TEST_CASE("on a CUDA GPU a wrong kernel is incorrect") {
 
 TEST_CASE("on a CUDA GPU a write past the output is caught") {
   fixture f;
-  auto result = f.evaluate(cuda_kernel(
+  auto result = f.evaluate(cuda_gemm_kernel(
     "c[i * n + j] = sum; if (i == m - 1 && j == n - 1) c[m * n + 7] = 1.0f;"));
   INFO(result.detail);
   CHECK(result.status == eval_status::incorrect);
@@ -102,12 +78,12 @@ TEST_CASE("on a CUDA GPU a write past the output is caught") {
 TEST_CASE("on a CUDA GPU a trapping kernel is a runtime error and the next "
           "evaluation works") {
   fixture f;
-  auto trap = f.evaluate(cuda_kernel("if (i == 3 && j == 5) __trap(); "
-                                     "c[i * n + j] = sum;"));
+  auto trap = f.evaluate(cuda_gemm_kernel("if (i == 3 && j == 5) __trap(); "
+                                          "c[i * n + j] = sum;"));
   INFO(trap.detail);
   CHECK(trap.status == eval_status::runtime_error);
   CHECK_THAT(trap.detail, Catch::Contains("fault"));
-  auto wild = f.evaluate(cuda_kernel(
+  auto wild = f.evaluate(cuda_gemm_kernel(
     "c[i * n + j] = sum; if (i == 0 && j == 0) c[int64_t{1} << 40] = 1.0f;"));
   CHECK(wild.status == eval_status::runtime_error);
   auto next = f.evaluate(f.task.baseline_source);
@@ -127,9 +103,9 @@ TEST_CASE("on a CUDA GPU a kernel that never returns is a timeout and the "
   REQUIRE(made);
   auto& dev = **made;
   auto spin = dev.evaluate(task,
-    make_candidate("spin", cuda_kernel("if (i == 0 && j == 0) { volatile "
-                                       "int x = 0; while (x == 0) {} } "
-                                       "c[i * n + j] = sum;")),
+    make_candidate("spin", cuda_gemm_kernel("if (i == 0 && j == 0) { volatile "
+                                            "int x = 0; while (x == 0) {} } "
+                                            "c[i * n + j] = sum;")),
     11);
   INFO(spin.detail);
   CHECK(spin.status == eval_status::timeout);

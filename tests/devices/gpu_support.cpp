@@ -43,6 +43,28 @@ std::string gpu_tiled_source(
   return text;
 }
 
+std::string cuda_gemm_kernel(const std::string& body) {
+  return R"(#include <cstdint>
+#include <cuda_runtime.h>
+__global__ void g(const float* a, const float* b, float* c, int64_t m,
+                  int64_t n, int64_t k) {
+  const int64_t j = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
+  const int64_t i = blockIdx.y * int64_t{blockDim.y} + threadIdx.y;
+  if (i >= m || j >= n) return;
+  float sum = 0.0f;
+  for (int64_t p = 0; p < k; ++p) sum += a[i * k + p] * b[p * n + j];
+)" + body + R"(
+}
+extern "C" int eat_gemm(const float* a, const float* b, float* c, int64_t m,
+                        int64_t n, int64_t k, void* stream) {
+  dim3 block(16, 16);
+  dim3 grid((n + 15) / 16, (m + 15) / 16);
+  g<<<grid, block, 0, static_cast<cudaStream_t>(stream)>>>(a, b, c, m, n, k);
+  return static_cast<int>(cudaGetLastError());
+}
+)";
+}
+
 gpu_options quick_gpu_options(
   const std::string& backend, const scratch_dir& work_dir) {
   gpu_options opts;

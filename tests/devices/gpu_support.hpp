@@ -23,6 +23,11 @@ task_spec gpu_sgemm_task(
 std::string gpu_tiled_source(
   const std::string& backend, const std::vector<int>& params);
 
+/// An sgemm_cuda kernel with the baseline's launch (16x16 blocks, one
+/// thread per output) around `body`, which sees i, j, a, b, c, m, n, k and
+/// the computed `sum`, and must write c[i * n + j].
+std::string cuda_gemm_kernel(const std::string& body);
+
 /// For the main() of a test program that needs a CUDA GPU: true (after
 /// printing why) when there is none and the program is not just listing its
 /// tests; the program then exits 77, which CTest reports as skipped.

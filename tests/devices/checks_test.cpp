@@ -1,6 +1,7 @@
 // The runner's element-wise checks and hygiene tests, on hand-made buffers.
 
 #include <cmath>
+#include <cstring>
 #include <future>
 #include <limits>
 #include <thread>
@@ -75,6 +76,24 @@ TEST_CASE("poisoning the data leaves a stray write in the zones visible") {
   out.as<float>()[4] = 2.0f;
   out.poison_data();
   CHECK_FALSE(out.zones_intact());
+}
+
+TEST_CASE("poisoning the data before a timed call poisons every element of "
+          "every dtype and length, and only those") {
+  // Lengths whose bytes end inside a 16-byte block (the non-temporal stores
+  // write whole blocks, plain stores the rest).
+  for (auto type : {dtype::float32, dtype::float16, dtype::bfloat16,
+         dtype::int32, dtype::int64}) {
+    for (size_t n : {1, 3, 4, 7, 8, 9, 1000, 1001}) {
+      INFO(to_string(type) << " x " << n);
+      guarded_output out{type, n};
+      std::memset(out.data(), 0, n * size_of(type));
+      out.poison_data();
+      for (size_t i = 0; i < n; ++i)
+        CHECK(out.poisoned(i));
+      CHECK(out.zones_intact());
+    }
+  }
 }
 
 TEST_CASE("the input hash changes when any element changes") {

@@ -9,7 +9,7 @@
 #include <sys/wait.h>
 
 #if defined(__x86_64__)
-#include <immintrin.h>
+#  include <immintrin.h>
 #endif
 
 namespace eat::devices {

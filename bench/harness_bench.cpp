@@ -216,17 +216,26 @@ public:
     core_ = core;
     // The runner's input sets, made by the runner's own code (inputs, and
     // an output for each kernel, laid out as in the runner), as many as it
-    // makes: exceeding max(2 x LLC, 32 MiB).
+    // makes (plan_rotation: max(2 x LLC, 32 MiB) up to 128 MiB, then a
+    // flush of each call's inputs, as the runner does).
     auto task = sgemm_task(size);
     auto p = devices::problem::make(*devices::find_kind("gemm"),
       task.workloads[0], task.atol, task.rtol);
-    auto target
-      = std::max<uint64_t>(2 * devices::last_level_cache_bytes(), 32u << 20);
-    auto count = std::max<uint64_t>(2, (target + p.set_bytes() - 1) / p.set_bytes());
+    auto plan = devices::plan_rotation(devices::last_level_cache_bytes());
+    auto count = std::max<uint64_t>(
+      2, (plan.target_bytes + p.set_bytes() - 1) / p.set_bytes());
     sets_ = devices::make_sets(p, count, 7);
+    flush_ = plan.flush_inputs;
     auto body = [this](benchmark::State& state) {
       for (auto _ : state) {
         auto& set = sets_[next_++ % sets_.size()];
+        if (flush_) {
+          // As the runner does when its rotation cannot exceed the cache.
+          state.PauseTiming();
+          for (const auto& in : set.inputs)
+            devices::flush_from_caches(in.data(), in.bytes());
+          state.ResumeTiming();
+        }
         fn_(static_cast<const float*>(set.pointers[0]),
           static_cast<const float*>(set.pointers[1]),
           static_cast<float*>(set.candidate_out.pointers[0]), size_, size_,
@@ -267,6 +276,7 @@ public:
 
 private:
   gemm_fn fn_ = nullptr;
+  bool flush_ = false;
   int64_t size_ = 0;
   int core_ = 0;
   std::vector<devices::input_set> sets_;

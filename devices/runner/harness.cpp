@@ -13,9 +13,6 @@ namespace eat::devices {
 
 namespace {
 
-/// Bytes the input sets of one workload should exceed together, at least.
-constexpr uint64_t min_rotation_bytes = uint64_t{32} << 20;
-
 harness_context make_context(
   const runner_request& req, const kind& k, const loaded_entries& entries) {
   harness_context ctx;
@@ -28,8 +25,7 @@ harness_context make_context(
   ctx.rtol = req.rtol;
   ctx.timing = req.timing;
   ctx.memory_budget = (req.limits.address_space_mib << 20) / 4;
-  ctx.rotation_target
-    = std::max(2 * last_level_cache_bytes(), min_rotation_bytes);
+  ctx.rotation = plan_rotation(last_level_cache_bytes());
   return ctx;
 }
 

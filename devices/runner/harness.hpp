@@ -16,6 +16,7 @@
 #include "devices/kind.hpp"
 #include "devices/options.hpp"
 #include "devices/runner/code_lock.hpp"
+#include "devices/runner/timing_sets.hpp"
 #include "devices/runner_protocol.hpp"
 
 namespace eat::devices {
@@ -35,8 +36,8 @@ struct harness_context {
   timing_options timing;
   /// Bytes the timing input sets may occupy together.
   uint64_t memory_budget = 0;
-  /// Bytes the input sets should exceed together: max(2 x LLC, 32 MiB).
-  uint64_t rotation_target = 0;
+  /// How the timed calls find their inputs cold (timing_sets.hpp).
+  rotation_plan rotation;
 };
 
 /// Verdict and largest error of the correctness phase of one workload.

@@ -40,11 +40,15 @@ int64_t cpu_now_ns() {
   return us * 1000;
 }
 
-/// Poisons `out`, then times one call with the steady clock, compiler
-/// barriers keeping the call inside the timed region.
+/// Poisons `out` (and with `flush`, evicts the set's inputs from the
+/// caches), then times one call with the steady clock, compiler barriers
+/// keeping the call inside the timed region.
 timed_call time_one(const problem& p, void* fn, input_set& set,
-  kernel_outputs& out) {
+  kernel_outputs& out, bool flush) {
   out.poison_data();
+  if (flush)
+    for (const auto& in : set.inputs)
+      flush_from_caches(in.data(), in.bytes());
   auto cpu0 = cpu_now_ns();
   auto t0 = std::chrono::steady_clock::now();
   asm volatile("" ::: "memory");
@@ -87,11 +91,13 @@ std::pair<timed_call, timed_call> run_round(const harness_context& ctx,
   auto& cand_set = sets[which.candidate];
   auto baseline = [&] {
     base_set.baseline_generation = base_set.generation;
-    return time_one(p, ctx.baseline, base_set, base_set.baseline_out);
+    return time_one(p, ctx.baseline, base_set, base_set.baseline_out,
+      ctx.rotation.flush_inputs);
   };
   auto candidate = [&] {
     cand_set.candidate_generation = cand_set.generation;
-    return time_one(p, ctx.candidate, cand_set, cand_set.candidate_out);
+    return time_one(p, ctx.candidate, cand_set, cand_set.candidate_out,
+      ctx.rotation.flush_inputs);
   };
   if ((gen.next() & 1) != 0) {
     auto cand = candidate();
@@ -132,14 +138,14 @@ timing_outcome time_workload(
   auto p = problem::make(*ctx.k, w, ctx.atol, ctx.rtol);
   result.set_bytes = p.set_bytes();
   auto sets = make_sets(p,
-    set_count(ctx.rotation_target, ctx.memory_budget, result.set_bytes,
+    set_count(ctx.rotation.target_bytes, ctx.memory_budget, result.set_bytes,
       set_footprint(p)),
     workload_seed);
   result.input_sets = static_cast<uint32_t>(sets.size());
   for (uint32_t i = 0; i < ctx.timing.warmup; ++i) {
     auto& set = sets[i % sets.size()];
-    time_one(p, ctx.baseline, set, set.baseline_out);
-    time_one(p, ctx.candidate, set, set.candidate_out);
+    time_one(p, ctx.baseline, set, set.baseline_out, false);
+    time_one(p, ctx.candidate, set, set.candidate_out, false);
   }
   rng gen{derive_seed(workload_seed, order_stream)};
   running_stats stats;

@@ -6,6 +6,10 @@
 
 #include <unistd.h>
 
+#if defined(__x86_64__)
+#  include <immintrin.h>
+#endif
+
 namespace eat::devices {
 
 namespace {
@@ -55,6 +59,30 @@ kernel_outputs::kernel_outputs(const problem& p) {
 void kernel_outputs::poison_data() {
   for (auto& o : outs)
     o.poison_data();
+}
+
+rotation_plan plan_rotation(uint64_t llc_bytes) {
+  constexpr uint64_t min_rotation_bytes = uint64_t{32} << 20;
+  if (llc_bytes == 0)
+    return {min_rotation_bytes, true};
+  if (2 * llc_bytes > max_rotation_bytes)
+    return {max_rotation_bytes, true};
+  return {std::max(2 * llc_bytes, min_rotation_bytes), false};
+}
+
+void flush_from_caches(const void* p, size_t bytes) {
+#if defined(__x86_64__)
+  if (bytes == 0)
+    return;
+  const auto* c = static_cast<const char*>(p);
+  for (size_t i = 0; i < bytes; i += line_bytes)
+    _mm_clflush(c + i);
+  _mm_clflush(c + bytes - 1);
+  _mm_mfence();
+#else
+  (void) p;
+  (void) bytes;
+#endif
 }
 
 std::vector<input_set> make_sets(

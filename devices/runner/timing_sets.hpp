@@ -53,6 +53,31 @@ struct input_set {
 /// 32 MiB); sysconf's L2 and L3 when sysfs is unreadable; 0 if unknown.
 uint64_t last_level_cache_bytes();
 
+/// How a workload's timed calls find their inputs cold (BENCHMARK-PROTOCOL
+/// "rotating input sets larger than the last-level cache, or a flush").
+struct rotation_plan {
+  /// Bytes the input sets should exceed together.
+  uint64_t target_bytes = 0;
+  /// Flush each timed call's inputs from the caches just before it, because
+  /// the rotation does not exceed twice the last-level cache.
+  bool flush_inputs = false;
+};
+
+/// Input sets rotate through at most this many bytes: drawing a GiB of
+/// inputs for every workload (a VM that reports its host's 508 MiB L3)
+/// cost seconds per evaluation, more than a tiny kernel's whole budget.
+constexpr uint64_t max_rotation_bytes = uint64_t{128} << 20;
+
+/// The plan for a last-level cache of `llc_bytes` (0: unknown):
+/// max(2 x LLC, 32 MiB) without a flush while that is at most
+/// max_rotation_bytes; otherwise max_rotation_bytes and a flush (and a
+/// flush when the cache's size is unknown). Pure.
+rotation_plan plan_rotation(uint64_t llc_bytes);
+
+/// Writes back and evicts `bytes` at `p` from every cache level (clflush
+/// per line, then a fence; x86-64 only, a no-op elsewhere).
+void flush_from_caches(const void* p, size_t bytes);
+
 /// Draws `count` input sets of `p` from `workload_seed`.
 std::vector<input_set> make_sets(
   const problem& p, size_t count, uint64_t workload_seed);

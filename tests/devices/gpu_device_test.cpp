@@ -52,6 +52,11 @@ TEST_CASE("an unknown GPU backend is a configuration error") {
   auto dev = make_gpu_devices("opencl", gpu_options{});
   REQUIRE_FALSE(dev);
   CHECK(dev.error() == make_error(error::invalid_config, ""));
+  gpu_info gpu;
+  gpu.backend = "opencl";
+  auto one = make_gpu_device_for("cl0", gpu, "", gpu_options{});
+  REQUIRE_FALSE(one);
+  CHECK(one.error() == make_error(error::invalid_config, ""));
 }
 
 TEST_CASE("the peak table knows the common data-centre GPUs") {

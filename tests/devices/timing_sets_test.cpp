@@ -81,6 +81,38 @@ TEST_CASE("the rotation covers the last-level cache twice, within the "
   CHECK(set_count(64u << 20, 1u << 20, 4u << 20) == 1);
 }
 
+TEST_CASE("input sets rotate through twice the last-level cache up to "
+          "128 MiB, and past that the timed calls' inputs are flushed") {
+  constexpr uint64_t mib = uint64_t{1} << 20;
+  auto small = plan_rotation(8 * mib);
+  CHECK(small.target_bytes == 32 * mib);
+  CHECK_FALSE(small.flush_inputs);
+  auto usual = plan_rotation(32 * mib);
+  CHECK(usual.target_bytes == 64 * mib);
+  CHECK_FALSE(usual.flush_inputs);
+  auto edge = plan_rotation(64 * mib);
+  CHECK(edge.target_bytes == 128 * mib);
+  CHECK_FALSE(edge.flush_inputs);
+  // What a VM reported for its host's L3: a GiB of sets per workload.
+  auto huge = plan_rotation(508 * mib);
+  CHECK(huge.target_bytes == 128 * mib);
+  CHECK(huge.flush_inputs);
+  auto unknown = plan_rotation(0);
+  CHECK(unknown.target_bytes == 32 * mib);
+  CHECK(unknown.flush_inputs);
+}
+
+TEST_CASE("flushing a buffer from the caches keeps its contents") {
+  std::vector<float> xs(10'000);
+  for (size_t i = 0; i < xs.size(); ++i)
+    xs[i] = static_cast<float>(i) * 0.5f;
+  flush_from_caches(xs.data(), xs.size() * sizeof(float));
+  flush_from_caches(xs.data() + 3, 5);
+  flush_from_caches(xs.data(), 0);
+  for (size_t i = 0; i < xs.size(); ++i)
+    REQUIRE(xs[i] == static_cast<float>(i) * 0.5f);
+}
+
 TEST_CASE("tiny sets are counted within the budget by the memory they take, "
           "not by their data") {
   // 1x1x1 sgemm: 16 bytes of data, but four buffers of a cache line or

@@ -232,8 +232,7 @@ public:
         if (flush_) {
           // As the runner does when its rotation cannot exceed the cache.
           state.PauseTiming();
-          for (const auto& in : set.inputs)
-            devices::flush_from_caches(in.data(), in.bytes());
+          devices::flush_inputs(set);
           state.ResumeTiming();
         }
         fn_(static_cast<const float*>(set.pointers[0]),

@@ -47,8 +47,7 @@ timed_call time_one(const problem& p, void* fn, input_set& set,
   kernel_outputs& out, bool flush) {
   out.poison_data();
   if (flush)
-    for (const auto& in : set.inputs)
-      flush_from_caches(in.data(), in.bytes());
+    flush_inputs(set);
   auto cpu0 = cpu_now_ns();
   auto t0 = std::chrono::steady_clock::now();
   asm volatile("" ::: "memory");

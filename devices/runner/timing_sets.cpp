@@ -85,6 +85,11 @@ void flush_from_caches(const void* p, size_t bytes) {
 #endif
 }
 
+void flush_inputs(const input_set& set) {
+  for (const auto& in : set.inputs)
+    flush_from_caches(in.data(), in.bytes());
+}
+
 std::vector<input_set> make_sets(
   const problem& p, size_t count, uint64_t workload_seed) {
   std::vector<input_set> sets;

@@ -78,6 +78,9 @@ rotation_plan plan_rotation(uint64_t llc_bytes);
 /// per line, then a fence; x86-64 only, a no-op elsewhere).
 void flush_from_caches(const void* p, size_t bytes);
 
+/// flush_from_caches on every input buffer of `set`.
+void flush_inputs(const input_set& set);
+
 /// Draws `count` input sets of `p` from `workload_seed`.
 std::vector<input_set> make_sets(
   const problem& p, size_t count, uint64_t workload_seed);

@@ -11,6 +11,7 @@
 // Exit status: g++'s; 1 if the source cannot be rewritten or the command
 // line names no source or output (the reason on stderr).
 
+#include <cerrno>
 #include <cstdio>
 #include <fstream>
 #include <stdexcept>
@@ -59,9 +60,9 @@ int run_gxx(const std::string& cpp, const std::string& out) {
     ::_exit(127);
   }
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
-    // interrupted: wait again
-  }
+  while (::waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR)
+      return fail("cannot wait for g++");
   return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 

@@ -93,9 +93,11 @@ struct kind {
   /// fp32 kinds: buffer sizes for the given dimensions (null for the
   /// definition kind, as are the next four members).
   buffer_sizes (*sizes)(const problem_dims& dims);
-  /// fp32 kinds: draws the inputs of one case.
-  std::vector<std::vector<float>> (*make_inputs)(
-    const problem_dims& dims, input_style style, uint64_t seed);
+  /// fp32 kinds: draws the inputs of one case into `inputs` (buffers of
+  /// `sizes(dims).inputs` elements, every element overwritten), so that
+  /// the harness reuses its buffers instead of faulting in new pages.
+  void (*fill_inputs)(const problem_dims& dims, input_style style,
+    uint64_t seed, float* const* inputs);
   /// fp32 kinds: calls a candidate or baseline entry point.
   entry_call<float> call;
   /// fp32 kinds: calls the reference entry point.
@@ -109,7 +111,7 @@ struct kind {
 
   /// True for the kinds with float inputs and one float output.
   bool is_fp32() const {
-    return make_inputs != nullptr;
+    return fill_inputs != nullptr;
   }
 };
 
@@ -127,9 +129,14 @@ std::string check_task(const task_spec& task);
 /// Draws one value in `style`.
 float draw_value(input_style style, rng& gen);
 
-/// Draws every element of buffers of the given sizes independently in
-/// `style` from a generator seeded with `seed`: the usual make_inputs.
-std::vector<std::vector<float>> draw_inputs(
-  const std::vector<size_t>& sizes, input_style style, uint64_t seed);
+/// Draws every element of `inputs` (buffers of the given sizes)
+/// independently in `style` from a generator seeded with `seed`: the usual
+/// fill_inputs.
+void draw_inputs(const std::vector<size_t>& sizes, input_style style,
+  uint64_t seed, float* const* inputs);
+
+/// fp32 kind `k`'s inputs of one case in new buffers (tests, tools).
+std::vector<std::vector<float>> make_inputs(
+  const kind& k, const problem_dims& dims, input_style style, uint64_t seed);
 
 } // namespace eat::devices

@@ -65,17 +65,24 @@ float draw_value(input_style style, rng& gen) {
   return static_cast<float>(gen.uniform(-1.0, 1.0));
 }
 
-std::vector<std::vector<float>> draw_inputs(
-  const std::vector<size_t>& sizes, input_style style, uint64_t seed) {
+void draw_inputs(const std::vector<size_t>& sizes, input_style style,
+  uint64_t seed, float* const* inputs) {
   rng gen{seed};
+  for (size_t i = 0; i < sizes.size(); ++i)
+    for (size_t j = 0; j < sizes[i]; ++j)
+      inputs[i][j] = draw_value(style, gen);
+}
+
+std::vector<std::vector<float>> make_inputs(
+  const kind& k, const problem_dims& dims, input_style style, uint64_t seed) {
+  auto sizes = k.sizes(dims).inputs;
   std::vector<std::vector<float>> result;
-  result.reserve(sizes.size());
-  for (auto n : sizes) {
-    std::vector<float> buf(n);
-    for (auto& x : buf)
-      x = draw_value(style, gen);
-    result.push_back(std::move(buf));
-  }
+  std::vector<float*> pointers;
+  for (auto n : sizes)
+    result.emplace_back(n);
+  for (auto& buf : result)
+    pointers.push_back(buf.data());
+  k.fill_inputs(dims, style, seed, pointers.data());
   return result;
 }
 

@@ -137,7 +137,7 @@ std::string prepare_case(const gpu_context& ctx, case_state& s, uint32_t c,
   uint64_t workload_seed) {
   auto style = c == ctx.timing.check_seeds ? input_style::offset_large
                                            : input_style::random;
-  s.inputs = s.p.make_inputs(style, derive_seed(workload_seed, c));
+  s.p.fill_inputs(style, derive_seed(workload_seed, c), s.inputs);
   if (auto why = s.buffers.upload(s.inputs); !why.empty())
     return why;
   std::vector<const void*> in;
@@ -164,6 +164,8 @@ check_outcome check_gpu_workload(
                                           + ": cannot allocate its buffers: "
                                           + render(buffers.error())};
   s.buffers = std::move(*buffers);
+  for (const auto& t : s.p.inputs())
+    s.inputs.emplace_back(t.type, t.elements);
   for (const auto& t : s.p.outputs())
     s.ref.emplace_back(t.elements);
   check_outcome result;

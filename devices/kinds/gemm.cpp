@@ -49,9 +49,9 @@ buffer_sizes sizes(const problem_dims& d) {
   return {{m * k, k * n}, m * n};
 }
 
-std::vector<std::vector<float>> make_inputs(
-  const problem_dims& d, input_style style, uint64_t seed) {
-  return draw_inputs(sizes(d).inputs, style, seed);
+void fill_inputs(const problem_dims& d, input_style style, uint64_t seed,
+  float* const* inputs) {
+  draw_inputs(sizes(d).inputs, style, seed, inputs);
 }
 
 void call(void* fn, const float* const* in, float* out, const int64_t* d) {
@@ -87,7 +87,7 @@ double compulsory_bytes(const problem_dims& d) {
 
 const kind& gemm_kind() {
   static const kind instance{"gemm", "eat_gemm", "eat_gemm_reference",
-    check_workload, dims, sizes, make_inputs, call, call_reference,
+    check_workload, dims, sizes, fill_inputs, call, call_reference,
     element_name, useful_flops, compulsory_bytes};
   return instance;
 }

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <unordered_set>
 
 namespace eat::devices {
@@ -71,9 +70,9 @@ double draw_uniform(const tensor_arg& a, dtype t, rng& gen) {
   return is_floating(t) ? x : std::floor(x);
 }
 
-typed_buffer draw_input(const tensor_arg& a, const tensor_layout& layout,
-  input_style style, rng& gen) {
-  typed_buffer buf{layout.type, layout.elements};
+/// Draws every element of `buf`.
+void draw_input(
+  const tensor_arg& a, input_style style, rng& gen, typed_buffer& buf) {
   if (a.scalar) {
     buf.set(0, a.value);
   } else if (a.generator == "indptr") {
@@ -82,12 +81,11 @@ typed_buffer draw_input(const tensor_arg& a, const tensor_layout& layout,
     fill_permutation(buf, a.extent, gen);
   } else if (a.generator == "uniform") {
     for (size_t i = 0; i < buf.size(); ++i)
-      buf.set(i, draw_uniform(a, layout.type, gen));
+      buf.set(i, draw_uniform(a, buf.type(), gen));
   } else {
     for (size_t i = 0; i < buf.size(); ++i)
       buf.set(i, draw_value(style, gen));
   }
-  return buf;
 }
 
 tensor_layout layout_of(const tensor_arg& a) {
@@ -137,18 +135,24 @@ uint64_t problem::set_bytes() const {
 std::vector<typed_buffer> problem::make_inputs(
   input_style style, uint64_t seed) const {
   std::vector<typed_buffer> result;
+  for (const auto& t : inputs_)
+    result.emplace_back(t.type, t.elements);
+  fill_inputs(style, seed, result);
+  return result;
+}
+
+void problem::fill_inputs(
+  input_style style, uint64_t seed, std::vector<typed_buffer>& inputs) const {
   if (kind_->is_fp32()) {
-    for (auto& xs : kind_->make_inputs(dims_, style, seed)) {
-      typed_buffer buf{dtype::float32, xs.size()};
-      std::memcpy(buf.data(), xs.data(), buf.bytes());
-      result.push_back(std::move(buf));
-    }
-    return result;
+    float* pointers[max_fp32_inputs] = {};
+    for (size_t i = 0; i < inputs.size() && i < max_fp32_inputs; ++i)
+      pointers[i] = static_cast<float*>(inputs[i].data());
+    kind_->fill_inputs(dims_, style, seed, pointers);
+    return;
   }
   rng gen{seed};
   for (size_t i = 0; i < args_.size(); ++i)
-    result.push_back(draw_input(args_[i], inputs_[i], style, gen));
-  return result;
+    draw_input(args_[i], style, gen, inputs[i]);
 }
 
 std::vector<std::pair<size_t, size_t>> problem::perturb(

@@ -56,18 +56,17 @@ buffer_sizes sizes(const problem_dims& d) {
 
 /// x in `style`, with every third row (from row 1) scaled down to probe eps;
 /// the weights in [0.5, 1.5) for random cases, in `style` otherwise.
-std::vector<std::vector<float>> make_inputs(
-  const problem_dims& d, input_style style, uint64_t seed) {
-  auto result = draw_inputs(sizes(d).inputs, style, seed);
+void fill_inputs(const problem_dims& d, input_style style, uint64_t seed,
+  float* const* inputs) {
+  draw_inputs(sizes(d).inputs, style, seed, inputs);
   auto hidden = static_cast<size_t>(d[1]);
-  auto& x = result[0];
+  auto* x = inputs[0];
   for (size_t row = 1; row < static_cast<size_t>(d[0]); row += tiny_row_period)
     for (size_t j = 0; j < hidden; ++j)
       x[row * hidden + j] *= 1e-3f;
   if (style == input_style::random)
-    for (auto& w : result[1])
-      w = 1.0f + 0.5f * w;
-  return result;
+    for (size_t j = 0; j < hidden; ++j)
+      inputs[1][j] = 1.0f + 0.5f * inputs[1][j];
 }
 
 void call(void* fn, const float* const* in, float* out, const int64_t* d) {
@@ -102,7 +101,7 @@ double compulsory_bytes(const problem_dims& d) {
 
 const kind& rmsnorm_kind() {
   static const kind instance{"rmsnorm", "eat_rmsnorm", "eat_rmsnorm_reference",
-    check_workload, dims, sizes, make_inputs, call, call_reference,
+    check_workload, dims, sizes, fill_inputs, call, call_reference,
     element_name, useful_flops, compulsory_bytes};
   return instance;
 }

@@ -56,18 +56,18 @@ buffer_sizes sizes(const problem_dims& d) {
   return {{n}, n};
 }
 
-std::vector<std::vector<float>> make_inputs(
-  const problem_dims& d, input_style style, uint64_t seed) {
-  auto result = draw_inputs(sizes(d).inputs, style, seed);
+void fill_inputs(const problem_dims& d, input_style style, uint64_t seed,
+  float* const* inputs) {
+  auto n = sizes(d).inputs;
+  draw_inputs(n, style, seed, inputs);
   auto cols = static_cast<size_t>(d[1]);
-  auto& x = result[0];
-  for (size_t i = 0; i < x.size(); ++i) {
+  auto* x = inputs[0];
+  for (size_t i = 0; i < n[0]; ++i) {
     if (style == input_style::random)
       x[i] *= random_scale;
     else
       x[i] += row_shifts[(i / cols) % std::size(row_shifts)];
   }
-  return result;
 }
 
 void call(void* fn, const float* const* in, float* out, const int64_t* d) {
@@ -100,7 +100,7 @@ double compulsory_bytes(const problem_dims& d) {
 
 const kind& softmax_kind() {
   static const kind instance{"softmax", "eat_softmax", "eat_softmax_reference",
-    check_workload, dims, sizes, make_inputs, call, call_reference,
+    check_workload, dims, sizes, fill_inputs, call, call_reference,
     element_name, useful_flops, compulsory_bytes};
   return instance;
 }

@@ -12,16 +12,6 @@ namespace eat::devices {
 
 namespace {
 
-/// Copies `values` into `buffers` byte for byte, keeping the buffers'
-/// addresses: a kernel that caches results by pointer sees new contents at
-/// old addresses and returns stale outputs.
-void refill(
-  std::vector<typed_buffer>& buffers, const std::vector<typed_buffer>& values) {
-  for (size_t i = 0; i < buffers.size(); ++i)
-    std::copy_n(static_cast<const unsigned char*>(values[i].data()),
-      values[i].bytes(), static_cast<unsigned char*>(buffers[i].data()));
-}
-
 std::string case_name(uint32_t index, uint32_t random_cases) {
   if (index == random_cases)
     return "structured case (non-zero mean, large magnitude)";
@@ -185,7 +175,9 @@ check_outcome check_workload(
       = "workload " + w.name + ", " + case_name(c, random_cases) + ": ";
     auto style
       = c == random_cases ? input_style::offset_large : input_style::random;
-    refill(bufs.inputs, p.make_inputs(style, derive_seed(workload_seed, c)));
+    // Drawn into the same buffers: a kernel that caches results by pointer
+    // sees new contents at old addresses and returns stale outputs.
+    p.fill_inputs(style, derive_seed(workload_seed, c), bufs.inputs);
     if (auto why = ctx.reference_code.unlock(); !why.empty())
       return {eval_status::runtime_error, prefix + "reference: " + why};
     p.call_reference(ctx.reference, bufs.in_ptrs.data(), bufs.ref_ptrs.data());

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <set>
 
 #include <catch2/catch.hpp>
@@ -161,6 +162,32 @@ TEST_CASE("indptr and permutation generators draw structured inputs") {
     = std::minmax({large[0].get(0), large[0].get(1), large[0].get(2)});
   CHECK(lo >= -2);
   CHECK(hi < 14);
+}
+
+TEST_CASE("inputs drawn into used buffers are the inputs new buffers get, at "
+          "the same addresses") {
+  auto task = mini_decode();
+  auto rmsnorm = workload{"w", {{"batch", 3}, {"hidden", 40}}};
+  for (auto [k, w] : {std::pair{find_kind("definition"), task.workloads[1]},
+         std::pair{find_kind("rmsnorm"), rmsnorm}}) {
+    INFO(k->name);
+    auto p = problem::make(*k, w, 1e-4, 1e-4);
+    auto used = p.make_inputs(input_style::offset_large, 1);
+    std::vector<const void*> addresses;
+    for (const auto& buf : used)
+      addresses.push_back(buf.data());
+    for (auto style : {input_style::random, input_style::offset_large}) {
+      p.fill_inputs(style, 7, used);
+      auto fresh = p.make_inputs(style, 7);
+      REQUIRE(used.size() == fresh.size());
+      for (size_t i = 0; i < used.size(); ++i) {
+        CHECK(used[i].data() == addresses[i]);
+        REQUIRE(used[i].bytes() == fresh[i].bytes());
+        CHECK(
+          std::memcmp(used[i].data(), fresh[i].data(), used[i].bytes()) == 0);
+      }
+    }
+  }
 }
 
 TEST_CASE("definition outputs are named by their shape") {

@@ -116,7 +116,7 @@ TEST_CASE("the rmsnorm kind names its axes, buffers and costs") {
 
 TEST_CASE("rmsnorm inputs hold rows far below eps") {
   const auto& k = *find_kind("rmsnorm");
-  auto in = k.make_inputs({4, 64}, input_style::random, 7);
+  auto in = make_inputs(k, {4, 64}, input_style::random, 7);
   REQUIRE(in.size() == 2);
   auto mean_square = [&](size_t row) {
     double s = 0;

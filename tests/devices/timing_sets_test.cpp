@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <set>
 #include <string>
 #include <vector>
@@ -237,4 +238,30 @@ TEST_CASE("the baseline and the candidate see one buffer layout: inputs at a "
     CHECK(offset(set.baseline_out.pointers[0]) == guarded_output::zone_bytes);
     CHECK(offset(set.candidate_out.pointers[0]) == guarded_output::zone_bytes);
   }
+}
+
+TEST_CASE("a freed buffer of a MiB or more is handed to the next one of its "
+          "size, and a miss frees what was kept") {
+  // A size no other test asks for misses: nothing kept from them is left.
+  typed_buffer{dtype::float32, 1'234'567};
+  CHECK(kept_blocks() == 1);
+  const void* first = nullptr;
+  {
+    typed_buffer big{dtype::float32, 1 << 18}; // 1 MiB
+    first = big.data();
+    std::fill_n(static_cast<float*>(big.data()), big.size(), 2.5f);
+  }
+  CHECK(kept_blocks() == 1);
+  typed_buffer again{dtype::float32, 1 << 18};
+  CHECK(again.data() == first);
+  CHECK(kept_blocks() == 0);
+  // Reused or not, a buffer starts zeroed.
+  CHECK(again.get(0) == 0);
+  CHECK(again.get(again.size() - 1) == 0);
+  { typed_buffer other{dtype::float32, 1 << 19}; }
+  CHECK(kept_blocks() == 1);
+  typed_buffer third{dtype::float32, 3 << 18}; // a miss
+  CHECK(kept_blocks() == 0);
+  { typed_buffer small{dtype::float32, 1000}; }
+  CHECK(kept_blocks() == 0);
 }

@@ -184,8 +184,13 @@ void bench_task(const task_spec& task, devices::device& quick,
     auto fraction = geomean(n, [&](size_t i) {
       return bandwidth_ns(task, task.workloads[i], peak) / t_best(i);
     });
-    goals.add(bench::print_figure(task.name + ": best / bandwidth bound",
-      100 * fraction, "%", ">= 60 %", fraction >= 0.6));
+    // The goal is the memory-bound kinds' (issue 5); the decode tasks get
+    // the figure without one (on a CPU their workloads are compute-bound).
+    bool memory_bound = task.kind == "rmsnorm" || task.kind == "softmax";
+    auto pass = bench::print_figure(task.name + ": best / bandwidth bound",
+      100 * fraction, "%", memory_bound ? ">= 60 %" : "-", fraction >= 0.6);
+    if (memory_bound)
+      goals.add(pass);
   }
   bench::print_figure(task.name + ": best speedup over baseline",
     best.geomean_speedup, "x", "-", true);

@@ -31,7 +31,7 @@ namespace {
 const fs::path kernels = fs::path{EAT_SOURCE_DIR} / "kernels";
 
 /// Evaluates CUDA source `cu` (HIP source with `hip`) as a CPU candidate.
-eval_result evaluate(
+eval_result evaluate_on_cpu(
   const task_spec& task, const std::string& cu, bool hip = false) {
   auto work = test::make_temp_dir();
   auto opts = test::fast_options(work);
@@ -46,7 +46,7 @@ eval_result evaluate(
 /// passes against the reference of `task` when run on the CPU.
 void check_file_passes(
   const task_spec& task, const std::string& path, bool hip) {
-  auto r = evaluate(task, test::read_source(path), hip);
+  auto r = evaluate_on_cpu(task, test::read_source(path), hip);
   INFO(path << ": " << r.detail << r.build_log);
   CHECK(r.status == eval_status::passed);
 }
@@ -75,7 +75,7 @@ void check_instances(const task_spec& task, const template_family& family,
   for (const auto& params : instances) {
     auto source = render_template(family, params);
     REQUIRE(source);
-    auto r = evaluate(task, *source, hip);
+    auto r = evaluate_on_cpu(task, *source, hip);
     INFO((hip ? "HIP " : "CUDA ") << family.name << " "
                                   << instance_label(params) << ": "
                                   << r.detail << r.build_log);
@@ -292,7 +292,7 @@ TEST_CASE("cuda_on_cpu stops a block whose barriers cannot release") {
   auto dir = test::make_temp_dir();
   auto task = test::small_task("mla_paged_decode_h16_ckv512_kpe64_ps1",
     {test::decode_line(true, 1, 3)}, dir.path());
-  auto r = evaluate(task, R"(#include <cuda_runtime.h>
+  auto r = evaluate_on_cpu(task, R"(#include <cuda_runtime.h>
 #include <cstdint>
 __global__ void stuck() {
   if (threadIdx.x % 2) __syncthreads(); else __syncwarp();
@@ -317,7 +317,7 @@ TEST_CASE("a CUDA MLA kernel with a wrong softmax fails on the CPU") {
   auto at = cu.find(exact);
   REQUIRE(at != std::string::npos);
   cu.replace(at, exact.size(), "const float p = 1.01f * expf(s - next);");
-  auto r = evaluate(task, cu);
+  auto r = evaluate_on_cpu(task, cu);
   CHECK(r.status == eval_status::incorrect);
   CHECK(r.detail.find("lse") != std::string::npos);
 }
@@ -410,7 +410,7 @@ TEST_CASE("a HIP GEMM whose warp sums stop at 32 lanes fails on the CPU's "
   auto at = source->find(wave64);
   REQUIRE(at != std::string::npos);
   source->replace(at, wave64.size(), "for (int offset = 16;");
-  auto r = evaluate(task, *source, true);
+  auto r = evaluate_on_cpu(task, *source, true);
   INFO(r.detail);
   CHECK(r.status == eval_status::incorrect);
   CHECK(r.detail.find("C[0][0]") != std::string::npos);
@@ -462,7 +462,7 @@ TEST_CASE("tensor_core instances of the CUDA fp16 GEMM task agree with the "
     auto at = source->find(b);
     REQUIRE(at != std::string::npos);
     source->replace(at, b.size(), "16, 16, 16, __half, wmma::row_major>");
-    auto r = evaluate(task, *source);
+    auto r = evaluate_on_cpu(task, *source);
     INFO(r.detail << r.build_log);
     CHECK(r.status == eval_status::incorrect);
   }

@@ -20,10 +20,6 @@ using namespace eat::devices::test;
 
 namespace {
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
 /// Evaluates `source` on a fresh device with default test options.
 eval_result evaluate_source(
   const std::string& source, double eval_timeout_s = 60) {

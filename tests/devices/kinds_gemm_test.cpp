@@ -9,20 +9,6 @@ using namespace eat;
 using namespace eat::devices;
 using namespace eat::devices::test;
 
-namespace {
-
-std::string instance(const std::string& file,
-  const std::vector<std::pair<std::string, std::string>>& params) {
-  auto src = read_source("kernels/sgemm/" + file);
-  for (const auto& [name, value] : params)
-    for (auto at = src.find("{{" + name + "}}"); at != std::string::npos;
-         at = src.find("{{" + name + "}}"))
-      src.replace(at, name.size() + 4, value);
-  return src;
-}
-
-} // namespace
-
 TEST_CASE("blocked and packed sgemm instances pass on sizes that fit no "
           "tile") {
   auto dir = make_temp_dir();
@@ -30,16 +16,16 @@ TEST_CASE("blocked and packed sgemm instances pass on sizes that fit no "
   auto task = sgemm_task({gemm_workload(37, 23, 29), gemm_workload(1, 1, 1),
     gemm_workload(70, 90, 300)});
   std::vector<std::string> sources{
-    instance("blocked.cpp.in", {{"block_k", "16"}, {"block_n", "32"},
-                                {"rows", "1"}}),
-    instance("blocked.cpp.in", {{"block_k", "128"}, {"block_n", "256"},
-                                {"rows", "4"}}),
-    instance("packed.cpp.in", {{"mr", "1"}, {"nr", "16"}, {"kc", "64"},
-                               {"mc", "16"}}),
-    instance("packed.cpp.in", {{"mr", "8"}, {"nr", "32"}, {"kc", "256"},
-                               {"mc", "128"}}),
-    instance("packed.cpp.in", {{"mr", "6"}, {"nr", "16"}, {"kc", "64"},
-                               {"mc", "16"}}),
+    render_template("kernels/sgemm/blocked.cpp.in",
+      {{"block_k", "16"}, {"block_n", "32"}, {"rows", "1"}}),
+    render_template("kernels/sgemm/blocked.cpp.in",
+      {{"block_k", "128"}, {"block_n", "256"}, {"rows", "4"}}),
+    render_template("kernels/sgemm/packed.cpp.in",
+      {{"mr", "1"}, {"nr", "16"}, {"kc", "64"}, {"mc", "16"}}),
+    render_template("kernels/sgemm/packed.cpp.in",
+      {{"mr", "8"}, {"nr", "32"}, {"kc", "256"}, {"mc", "128"}}),
+    render_template("kernels/sgemm/packed.cpp.in",
+      {{"mr", "6"}, {"nr", "16"}, {"kc", "64"}, {"mc", "16"}}),
   };
   for (const auto& src : sources) {
     auto r = dev->evaluate(task, make_candidate("t", src), 4);
@@ -52,7 +38,7 @@ TEST_CASE("a packed micro-tile that needs more registers than the CPU has "
           "is a clear compile error") {
   auto dir = make_temp_dir();
   auto dev = make_device(fast_options(dir));
-  auto src = instance("packed.cpp.in",
+  auto src = render_template("kernels/sgemm/packed.cpp.in",
     {{"mr", "14"}, {"nr", "64"}, {"kc", "64"}, {"mc", "64"}});
   auto r = dev->evaluate(sgemm_task(), make_candidate("t", src), 4);
   CHECK(r.status == eval_status::compile_error);

@@ -37,16 +37,6 @@ task_spec rmsnorm_task(std::vector<workload> workloads) {
 }
 
 /// Renders a template of kernels/rmsnorm_h4096 by plain substitution.
-std::string instance(const std::string& file,
-  const std::vector<std::pair<std::string, std::string>>& params) {
-  auto src = read_source("kernels/rmsnorm_h4096/" + file);
-  for (const auto& [name, value] : params)
-    for (auto at = src.find("{{" + name + "}}"); at != std::string::npos;
-         at = src.find("{{" + name + "}}"))
-      src.replace(at, name.size() + 4, value);
-  return src;
-}
-
 /// A kernel like the baseline with `inverse` computing `inv` from `sum`.
 std::string kernel_with(const std::string& inverse) {
   return R"(#include <cmath>
@@ -144,20 +134,22 @@ TEST_CASE("every rmsnorm template family passes on odd sizes") {
   auto dev = make_device(fast_options(dir));
   auto task = rmsnorm_task({rmsnorm_workload(5, 4096), rmsnorm_workload(3, 37)});
   std::vector<std::string> sources{
-    instance("two_pass.cpp.in", {{"lanes", "1"}, {"row_block", "1"}}),
-    instance("two_pass.cpp.in", {{"lanes", "16"}, {"row_block", "4"}}),
-    instance("vector.cpp.in", {{"width", "16"}, {"unroll", "4"},
-                                {"store", "stream"}}),
-    instance("vector.cpp.in", {{"width", "4"}, {"unroll", "1"},
-                                {"store", "plain"}}),
-    instance("aligned.cpp.in", {{"width", "16"}, {"unroll", "2"},
-                                 {"align", "peel"}, {"pipeline", "1"},
-                                 {"store", "stream"}}),
-    instance("aligned.cpp.in", {{"width", "8"}, {"unroll", "1"},
-                                 {"align", "none"}, {"pipeline", "0"},
-                                 {"store", "plain"}}),
-    instance("row_block.cpp.in", {{"width", "8"}, {"rows", "4"},
-                                   {"chunk", "8"}, {"store", "plain"}}),
+    render_template("kernels/rmsnorm_h4096/two_pass.cpp.in",
+      {{"lanes", "1"}, {"row_block", "1"}}),
+    render_template("kernels/rmsnorm_h4096/two_pass.cpp.in",
+      {{"lanes", "16"}, {"row_block", "4"}}),
+    render_template("kernels/rmsnorm_h4096/vector.cpp.in",
+      {{"width", "16"}, {"unroll", "4"}, {"store", "stream"}}),
+    render_template("kernels/rmsnorm_h4096/vector.cpp.in",
+      {{"width", "4"}, {"unroll", "1"}, {"store", "plain"}}),
+    render_template("kernels/rmsnorm_h4096/aligned.cpp.in",
+      {{"width", "16"}, {"unroll", "2"}, {"align", "peel"}, {"pipeline", "1"},
+        {"store", "stream"}}),
+    render_template("kernels/rmsnorm_h4096/aligned.cpp.in",
+      {{"width", "8"}, {"unroll", "1"}, {"align", "none"}, {"pipeline", "0"},
+        {"store", "plain"}}),
+    render_template("kernels/rmsnorm_h4096/row_block.cpp.in",
+      {{"width", "8"}, {"rows", "4"}, {"chunk", "8"}, {"store", "plain"}}),
   };
   for (const auto& src : sources) {
     auto r = dev->evaluate(task, make_candidate("t", src), 9);

@@ -37,16 +37,6 @@ task_spec softmax_task(std::vector<workload> workloads) {
   return t;
 }
 
-std::string instance(const std::string& file,
-  const std::vector<std::pair<std::string, std::string>>& params) {
-  auto src = read_source("kernels/softmax/" + file);
-  for (const auto& [name, value] : params)
-    for (auto at = src.find("{{" + name + "}}"); at != std::string::npos;
-         at = src.find("{{" + name + "}}"))
-      src.replace(at, name.size() + 4, value);
-  return src;
-}
-
 /// Softmax without subtracting the row maximum.
 constexpr const char* unstable_softmax = R"(#include <cmath>
 #include <cstdint>
@@ -144,26 +134,26 @@ TEST_CASE("every softmax template family passes on odd sizes") {
   auto dev = make_device(fast_options(dir));
   auto task = softmax_task({softmax_workload(4, 4099), softmax_workload(3, 7)});
   std::vector<std::string> sources{
-    instance("three_pass.cpp.in", {{"exp", "libm"}, {"lanes", "1"},
-                                    {"scale", "divide"}}),
-    instance("three_pass.cpp.in", {{"exp", "poly"}, {"lanes", "16"},
-                                    {"scale", "reciprocal"}}),
-    instance("online.cpp.in", {{"exp", "poly"}, {"block", "256"},
-                                {"lanes", "16"}}),
-    instance("online.cpp.in", {{"exp", "libm"}, {"block", "16"},
-                                {"lanes", "1"}}),
-    instance("vector.cpp.in", {{"width", "16"}, {"unroll", "4"},
-                                {"degree", "4"}, {"output", "store"},
-                                {"store", "plain"}}),
-    instance("vector.cpp.in", {{"width", "8"}, {"unroll", "2"},
-                                {"degree", "6"}, {"output", "recompute"},
-                                {"store", "stream"}}),
-    instance("chunked.cpp.in", {{"width", "16"}, {"unroll", "4"},
-                                 {"chunk", "512"}, {"degree", "4"},
-                                 {"pow2", "scalef"}}),
-    instance("chunked.cpp.in", {{"width", "8"}, {"unroll", "2"},
-                                 {"chunk", "4096"}, {"degree", "6"},
-                                 {"pow2", "bits"}}),
+    render_template("kernels/softmax/three_pass.cpp.in",
+      {{"exp", "libm"}, {"lanes", "1"}, {"scale", "divide"}}),
+    render_template("kernels/softmax/three_pass.cpp.in",
+      {{"exp", "poly"}, {"lanes", "16"}, {"scale", "reciprocal"}}),
+    render_template("kernels/softmax/online.cpp.in",
+      {{"exp", "poly"}, {"block", "256"}, {"lanes", "16"}}),
+    render_template("kernels/softmax/online.cpp.in",
+      {{"exp", "libm"}, {"block", "16"}, {"lanes", "1"}}),
+    render_template("kernels/softmax/vector.cpp.in",
+      {{"width", "16"}, {"unroll", "4"}, {"degree", "4"}, {"output", "store"},
+        {"store", "plain"}}),
+    render_template("kernels/softmax/vector.cpp.in",
+      {{"width", "8"}, {"unroll", "2"}, {"degree", "6"},
+        {"output", "recompute"}, {"store", "stream"}}),
+    render_template("kernels/softmax/chunked.cpp.in",
+      {{"width", "16"}, {"unroll", "4"}, {"chunk", "512"}, {"degree", "4"},
+        {"pow2", "scalef"}}),
+    render_template("kernels/softmax/chunked.cpp.in",
+      {{"width", "8"}, {"unroll", "2"}, {"chunk", "4096"}, {"degree", "6"},
+        {"pow2", "bits"}}),
   };
   for (const auto& src : sources) {
     auto r = dev->evaluate(task, make_candidate("t", src), 9);
@@ -177,8 +167,8 @@ TEST_CASE("the online softmax template rejects lanes that do not divide "
   auto dir = make_temp_dir();
   auto dev = make_device(fast_options(dir));
   auto task = softmax_task({softmax_workload(2, 8)});
-  auto src = instance(
-    "online.cpp.in", {{"exp", "poly"}, {"block", "16"}, {"lanes", "32"}});
+  auto src = render_template("kernels/softmax/online.cpp.in",
+    {{"exp", "poly"}, {"block", "16"}, {"lanes", "32"}});
   auto r = dev->evaluate(task, make_candidate("t", src), 1);
   CHECK(r.status == eval_status::compile_error);
   CHECK(r.build_log.find("invalid combination:") != std::string::npos);
@@ -192,11 +182,11 @@ TEST_CASE("the chunked softmax template stays exact when the row maximum "
   auto dir = make_temp_dir();
   auto comp = compiler::make("g++", dir.path().string(), 120);
   REQUIRE(comp);
-  auto built = comp->compile(instance("chunked.cpp.in",
-                               {{"width", "16"}, {"unroll", "2"},
-                                 {"chunk", "512"}, {"degree", "6"},
-                                 {"pow2", "scalef"}}),
-    {"-O2", "-std=c++17"}, "chunked.cpp");
+  auto built
+    = comp->compile(render_template("kernels/softmax/chunked.cpp.in",
+                      {{"width", "16"}, {"unroll", "2"}, {"chunk", "512"},
+                        {"degree", "6"}, {"pow2", "scalef"}}),
+      {"-O2", "-std=c++17"}, "chunked.cpp");
   REQUIRE(built);
   INFO(built->log);
   REQUIRE(built->ok);

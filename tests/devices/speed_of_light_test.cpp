@@ -19,10 +19,6 @@ using namespace eat::devices::test;
 
 namespace {
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
 /// A passed run of the default sgemm workloads with the given medians.
 scored_run passed_run(double first_ns, double second_ns) {
   scored_run run;

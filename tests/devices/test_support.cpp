@@ -47,20 +47,27 @@ task_spec sgemm_task(std::vector<workload> workloads) {
   return task;
 }
 
-std::string tiled_source(
-  const std::string& order, int tile_m, int tile_n, int tile_k) {
-  auto text = read_source("kernels/sgemm/tiled.cpp.in");
-  auto replace = [&](const std::string& key, const std::string& value) {
+std::string render_template(const std::string& relative,
+  const std::vector<std::pair<std::string, std::string>>& params) {
+  auto text = read_source(relative);
+  for (const auto& [key, value] : params) {
     auto placeholder = "{{" + key + "}}";
     for (auto pos = text.find(placeholder); pos != std::string::npos;
          pos = text.find(placeholder, pos + value.size()))
       text.replace(pos, placeholder.size(), value);
-  };
-  replace("loop_order", order);
-  replace("tile_m", std::to_string(tile_m));
-  replace("tile_n", std::to_string(tile_n));
-  replace("tile_k", std::to_string(tile_k));
+  }
   return text;
+}
+
+std::string tiled_source(
+  const std::string& order, int tile_m, int tile_n, int tile_k) {
+  return render_template("kernels/sgemm/tiled.cpp.in",
+    {{"loop_order", order}, {"tile_m", std::to_string(tile_m)},
+      {"tile_n", std::to_string(tile_n)}, {"tile_k", std::to_string(tile_k)}});
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
 }
 
 candidate make_candidate(std::string id, std::string source) {

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "actors/protocol/candidate.hpp"
@@ -32,9 +33,17 @@ workload gemm_workload(int64_t m, int64_t n, int64_t k);
 /// square workload.
 task_spec sgemm_task(std::vector<workload> workloads = {});
 
+/// The template `relative` (a path in the repository) with each
+/// placeholder {{name}} of `params` replaced by its value.
+std::string render_template(const std::string& relative,
+  const std::vector<std::pair<std::string, std::string>>& params);
+
 /// kernels/sgemm/tiled.cpp.in with its placeholders replaced.
 std::string tiled_source(
   const std::string& order, int tile_m, int tile_n, int tile_k);
+
+/// Whether `text` contains `part`.
+bool contains(const std::string& text, const std::string& part);
 
 /// A candidate for the sgemm task.
 candidate make_candidate(std::string id, std::string source);

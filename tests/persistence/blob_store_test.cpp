@@ -22,6 +22,7 @@ using eat::persistence::blob_store;
 using eat::persistence::db;
 using eat::persistence::store;
 using eat::persistence::txn;
+using eat::test::raw_key;
 using eat::test::value_of;
 
 namespace {
@@ -30,14 +31,6 @@ constexpr const char* abc_sha256
   = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
 constexpr const char* empty_sha256
   = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
-
-/// The 32 raw bytes named by a hex hash.
-std::string raw_key(const std::string& hex) {
-  std::string out;
-  for (size_t i = 0; i < hex.size(); i += 2)
-    out += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
-  return out;
-}
 
 /// A store in a temporary directory, with a blob store on it.
 struct blob_fixture {

@@ -20,8 +20,9 @@
 #include "persistence/event_log.hpp"
 #include "persistence/store.hpp"
 #include "tests/persistence/child_process.hpp"
-#include "tests/support/temp_dir.hpp"
+#include "tests/persistence/make_event.hpp"
 #include "tests/persistence/value_of.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace fs = std::filesystem;
 using eat::event;
@@ -48,12 +49,7 @@ std::string body_of(int round, uint64_t item, uint64_t first, int size) {
          + std::to_string(first) + ":" + std::to_string(size);
 }
 
-event make_event(std::string body) {
-  event e;
-  e.kind = eat::event_kind::evaluation_finished;
-  e.body = std::move(body);
-  return e;
-}
+using eat::test::make_event;
 
 /// The child: appends until killed, acknowledging each event on `out`.
 int append_until_killed(const fs::path& dir, int round, int out) {
@@ -66,7 +62,8 @@ int append_until_killed(const fs::path& dir, int round, int out) {
     int size = step % 4 == 3 ? batch_size : 1;
     std::vector<event> group;
     for (int j = 0; j < size; ++j)
-      group.push_back(make_event(body_of(round, item + j, item, size)));
+      group.push_back(make_event(body_of(round, item + j, item, size),
+        eat::event_kind::evaluation_finished));
     auto seqs = log.append_batch(std::move(group));
     if (!seqs)
       return 2;

@@ -12,9 +12,10 @@
 #include "persistence/event_log.hpp"
 #include "persistence/keys.hpp"
 #include "persistence/store.hpp"
+#include "tests/persistence/make_event.hpp"
 #include "tests/persistence/raw_lmdb.hpp"
-#include "tests/support/temp_dir.hpp"
 #include "tests/persistence/value_of.hpp"
+#include "tests/support/temp_dir.hpp"
 
 using eat::event;
 using eat::event_kind;
@@ -31,13 +32,7 @@ int64_t fixed_clock() {
   return fixed_now;
 }
 
-event make_event(
-  std::string body, event_kind kind = event_kind::candidate_submitted) {
-  event e;
-  e.kind = kind;
-  e.body = std::move(body);
-  return e;
-}
+using eat::test::make_event;
 
 std::vector<std::string> bodies(const std::vector<event>& events) {
   std::vector<std::string> out;

@@ -31,6 +31,7 @@ using eat::persistence::file_tree;
 using eat::persistence::normalize_fs_path;
 using eat::persistence::store;
 using eat::persistence::txn;
+using eat::test::raw_key;
 using eat::test::value_of;
 
 namespace {
@@ -66,14 +67,6 @@ void raw_delete(
     check(rc, "raw_delete");
   }
   check(mdb_txn_commit(t), "mdb_txn_commit");
-}
-
-/// The 32 raw bytes named by a hex hash.
-std::string raw_key(const std::string& hex) {
-  std::string out;
-  for (size_t i = 0; i < hex.size(); i += 2)
-    out += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
-  return out;
 }
 
 /// A store in a temporary directory, with a file tree on it.

@@ -40,6 +40,14 @@ MDB_val to_val(std::string_view bytes) {
 
 } // namespace
 
+std::string raw_key(std::string_view hex) {
+  std::string out;
+  for (size_t i = 0; i + 1 < hex.size(); i += 2)
+    out += static_cast<char>(
+      std::stoi(std::string{hex.substr(i, 2)}, nullptr, 16));
+  return out;
+}
+
 void raw_create(const std::filesystem::path& dir) {
   open_raw(dir);
 }

@@ -9,9 +9,13 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
 #include <string_view>
 
 namespace eat::test {
+
+/// The raw bytes a hex string names (a blob's key from its SHA-256 hex).
+std::string raw_key(std::string_view hex);
 
 /// Creates an LMDB environment in `dir` that holds no data.
 void raw_create(const std::filesystem::path& dir);

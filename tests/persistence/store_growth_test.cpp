@@ -15,8 +15,9 @@
 #include "persistence/event_log.hpp"
 #include "persistence/store.hpp"
 #include "tests/persistence/child_process.hpp"
-#include "tests/support/temp_dir.hpp"
+#include "tests/persistence/make_event.hpp"
 #include "tests/persistence/value_of.hpp"
+#include "tests/support/temp_dir.hpp"
 
 using eat::event;
 using eat::persistence::event_log;
@@ -28,12 +29,7 @@ namespace {
 
 constexpr uint64_t tiny_map = 64 << 10;
 
-event make_event(std::string body) {
-  event e;
-  e.kind = eat::event_kind::candidate_submitted;
-  e.body = std::move(body);
-  return e;
-}
+using eat::test::make_event;
 
 std::vector<event> make_batch(size_t n, size_t body_size) {
   std::vector<event> batch;

@@ -12,25 +12,13 @@
 #include "runtime/cli.hpp"
 #include "runtime/report.hpp"
 #include "tests/actors/protocol/samples.hpp"
+#include "tests/runtime/cli_support.hpp"
 #include "tests/runtime/process.hpp"
 #include "tests/support/temp_dir.hpp"
 
 using namespace eat;
 
-namespace {
-
-struct result {
-  exit_code code;
-  std::string out;
-};
-
-result eat_cli(std::vector<std::string> args) {
-  std::ostringstream out;
-  auto code = run_cli(args, out);
-  return {code, out.str()};
-}
-
-} // namespace
+using eat::test::eat_cli;
 
 TEST_CASE("every command has --help and exits 0 with it") {
   for (auto cmd : {"run", "resume", "status", "tasks", "devices"}) {

@@ -10,12 +10,15 @@
 
 #include "actors/protocol/error.hpp"
 #include "runtime/task_file.hpp"
+#include "tests/support/text_files.hpp"
 
 namespace fs = std::filesystem;
 
 using namespace std::string_literals;
 
 namespace {
+
+using eat::test::read_text;
 
 /// The known sections, as messages list them.
 const std::string known_sections
@@ -35,13 +38,6 @@ const fs::path test_file = configs / "test.toml";
 /// A valid [run] section of three lines.
 const std::string run_ok
   = "[run]\ntask = \"tiny_gemm\"\ntasks_dir = \"../tasks\"\n";
-
-std::string read(const fs::path& file) {
-  std::ifstream in{file};
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
 
 /// The rendered error of `text`, which must be rejected as invalid_config.
 std::string failure(const std::string& text) {
@@ -64,7 +60,7 @@ TEST_CASE("a configuration with only run.task gets every default") {
   auto cfg = eat::load_config(file);
   REQUIRE(cfg);
   CHECK(cfg->file == file);
-  CHECK(cfg->text == read(file));
+  CHECK(cfg->text == read_text(file));
   CHECK(cfg->run.name == "run");
   CHECK(cfg->run.task == "tiny_gemm");
   CHECK(cfg->run.root == configs / "runs");

@@ -7,22 +7,17 @@
 #include <fstream>
 #include <sstream>
 
-#include "tests/support/temp_dir.hpp"
 #include "actors/protocol/error.hpp"
 #include "runtime/run_dir.hpp"
+#include "tests/support/temp_dir.hpp"
+#include "tests/support/text_files.hpp"
 
 namespace fs = std::filesystem;
 using namespace eat;
 
 namespace {
 
-
-std::string read(const fs::path& file) {
-  std::ifstream in{file};
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
+using eat::test::read_text;
 
 } // namespace
 
@@ -33,7 +28,7 @@ TEST_CASE("a new run directory holds the configuration, a store and a work "
   REQUIRE(dir);
   CHECK(dir->path().parent_path() == tmp.path());
   CHECK(dir->id().rfind("demo-", 0) == 0);
-  CHECK(read(dir->path() / "config.toml") == "[run]\ntask = \"sgemm\"\n");
+  CHECK(read_text(dir->path() / "config.toml") == "[run]\ntask = \"sgemm\"\n");
   CHECK(fs::is_directory(dir->store_dir()));
   CHECK(fs::is_directory(dir->work_dir()));
   CHECK(dir->best_kernel() == dir->path() / "best_kernel.cpp");

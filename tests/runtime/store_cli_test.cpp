@@ -12,7 +12,9 @@
 #include "persistence/run_writer.hpp"
 #include "runtime/cli.hpp"
 #include "runtime/run_dir.hpp"
+#include "tests/persistence/make_event.hpp"
 #include "tests/persistence/raw_lmdb.hpp"
+#include "tests/runtime/cli_support.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace fs = std::filesystem;
@@ -20,13 +22,8 @@ using namespace eat;
 
 namespace {
 
-template <class T>
-event make(event_kind kind, const T& body) {
-  event e;
-  e.kind = kind;
-  e.body = wire::encode(body);
-  return e;
-}
+using eat::test::eat_cli;
+using eat::test::encoded_event;
 
 /// A run directory with one team, one evaluated candidate, its files, and
 /// a file written twice.
@@ -54,28 +51,16 @@ struct sample_run {
     r.candidate = c.id;
     r.status = eval_status::passed;
     r.geomean_speedup = 2.5;
-    REQUIRE((*w)->commit({make(event_kind::run_started, start),
-                          make(event_kind::team_spawned, team)},
-                         {{"/config.toml", "[run]\n", "operator"}}));
-    REQUIRE((*w)->commit({make(event_kind::candidate_submitted, c)},
-                         {{"/teams/t1/candidates/t1-c0001/kernel.cpp",
-                           c.source, "t1.a1"}}));
-    REQUIRE((*w)->commit({make(event_kind::evaluation_finished, r)},
-                         {{"/teams/t1/notes.md", "first notes\n", "t1"},
-                          {"/teams/t1/notes.md", "second notes\n", "t1"}}));
+    REQUIRE((*w)->commit({encoded_event(event_kind::run_started, start),
+                           encoded_event(event_kind::team_spawned, team)},
+      {{"/config.toml", "[run]\n", "operator"}}));
+    REQUIRE((*w)->commit({encoded_event(event_kind::candidate_submitted, c)},
+      {{"/teams/t1/candidates/t1-c0001/kernel.cpp", c.source, "t1.a1"}}));
+    REQUIRE((*w)->commit({encoded_event(event_kind::evaluation_finished, r)},
+      {{"/teams/t1/notes.md", "first notes\n", "t1"},
+        {"/teams/t1/notes.md", "second notes\n", "t1"}}));
   }
 };
-
-struct result {
-  exit_code code;
-  std::string out;
-};
-
-result eat_cli(std::vector<std::string> args) {
-  std::ostringstream out;
-  auto code = run_cli(args, out);
-  return {code, out.str()};
-}
 
 } // namespace
 

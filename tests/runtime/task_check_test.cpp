@@ -16,11 +16,14 @@
 #include "runtime/task_check.hpp"
 #include "runtime/task_file.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/text_files.hpp"
 
 using namespace eat;
 namespace fs = std::filesystem;
 
 namespace {
+
+using eat::test::write_text;
 
 const fs::path source_dir{EAT_SOURCE_DIR};
 
@@ -37,11 +40,6 @@ std::unique_ptr<devices::device> make_device(const fs::path& work_dir) {
   return std::move(*dev);
 }
 
-void write(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream{path} << text;
-}
-
 /// A softmax task in `dir`/t whose template has a broken variant, a
 /// variant the template rejects, and a good one.
 void write_softmax_task(const fs::path& dir, const std::string& extra = "") {
@@ -50,10 +48,10 @@ void write_softmax_task(const fs::path& dir, const std::string& extra = "") {
   for (const char* f : {"reference.cpp", "baseline.cpp"}) {
     std::ifstream in{source_dir / "kernels/softmax" / f};
     std::string text{std::istreambuf_iterator<char>{in}, {}};
-    write(folder / f, text);
+    write_text(folder / f, text);
     baseline = text;
   }
-  write(folder / "variant.cpp.in", R"(#include <cstdint>
+  write_text(folder / "variant.cpp.in", R"(#include <cstdint>
 #define EAT_{{variant}} 1
 #if defined(EAT_broken)
 this is not C++;
@@ -63,7 +61,7 @@ this is not C++;
 extern "C" void eat_softmax(const float* x, float* out, int64_t rows,
                             int64_t cols);
 )" + baseline);
-  write(folder / "task.toml", R"(name = "t"
+  write_text(folder / "task.toml", R"(name = "t"
 kind = "softmax"
 dtype = "float32"
 reference = "reference.cpp"
@@ -166,7 +164,7 @@ TEST_CASE("tasks check fails a task whose baseline disagrees with its "
           "reference") {
   eat::test::temp_dir dir;
   write_softmax_task(dir.path() / "tasks");
-  write(dir.path() / "tasks/t/baseline.cpp", R"(#include <cstdint>
+  write_text(dir.path() / "tasks/t/baseline.cpp", R"(#include <cstdint>
 extern "C" void eat_softmax(const float* x, float* out, int64_t rows,
                             int64_t cols) {
   for (int64_t i = 0; i < rows * cols; ++i)

@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/text_files.hpp"
 
 #include "actors/protocol/error.hpp"
 #include "runtime/axis_formula.hpp"
@@ -20,28 +21,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
+using eat::test::read_text;
+using eat::test::replace_once;
+using eat::test::write_text;
+
 const fs::path fixture
   = fs::path{EAT_SOURCE_DIR} / "tests/devices/fixtures/mini_decode";
-
-std::string read(const fs::path& file) {
-  std::ifstream in{file};
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
-void write(const fs::path& file, const std::string& text) {
-  std::ofstream out{file, std::ios::trunc};
-  out << text;
-  REQUIRE(out.good());
-}
-
-std::string replace(
-  std::string text, const std::string& from, const std::string& to) {
-  auto i = text.find(from);
-  REQUIRE(i != std::string::npos);
-  return text.replace(i, from.size(), to);
-}
 
 /// A temporary tasks directory holding a copy of the mini_decode fixture.
 class scratch_task {
@@ -59,10 +44,11 @@ public:
     return dir() / "mini_decode";
   }
 
-  /// Replaces `from` by `to` in the task's file `name`.
+  /// Replaces the one occurrence of `from` by `to` in the task's file `name`.
   void edit(
     const std::string& name, const std::string& from, const std::string& to) {
-    write(folder() / name, replace(read(folder() / name), from, to));
+    write_text(
+      folder() / name, replace_once(read_text(folder() / name), from, to));
   }
 
   caf::expected<eat::task_spec> load(
@@ -89,7 +75,7 @@ TEST_CASE("a definition task loads with every workload resolved") {
   REQUIRE(task);
   CHECK(task->kind == "definition");
   CHECK(task->dtype == "bfloat16");
-  CHECK(task->definition == read(fixture / "definition.json"));
+  CHECK(task->definition == read_text(fixture / "definition.json"));
   CHECK(task->flops == "4 * num_indices * dim");
   // The line for another definition is left out.
   REQUIRE(task->workloads.size() == 2);
@@ -121,16 +107,16 @@ TEST_CASE("a definition task loads with every workload resolved") {
 TEST_CASE("a workloads file given at load time replaces the task's own") {
   scratch_task t;
   // Only the second workload of the task's file, in a file of its own.
-  auto text = read(t.folder() / "workloads.jsonl");
+  auto text = read_text(t.folder() / "workloads.jsonl");
   auto second = text.substr(text.find("{\"definition\": \"mini_decode_d8\"", 1));
-  write(t.folder() / "few.jsonl", second);
+  write_text(t.folder() / "few.jsonl", second);
   auto task = t.load({"few.jsonl"});
   REQUIRE(task);
   REQUIRE(task->workloads.size() == 1);
   CHECK(task->workloads[0].axes.at("batch_size") == 5);
   // An absolute path, outside the task folder, works as well.
   auto elsewhere = t.dir() / "elsewhere.jsonl";
-  write(elsewhere, second);
+  write_text(elsewhere, second);
   auto moved = t.load({elsewhere});
   REQUIRE(moved);
   CHECK(moved->workloads.size() == 1);
@@ -144,9 +130,9 @@ TEST_CASE("a workloads file given at load time is checked like the task's") {
     Catch::Contains("workloads: cannot read '"
                     + (t.folder() / "missing.jsonl").string()
                     + "' (given instead of the task's workloads)"));
-  write(t.folder() / "bad.jsonl",
-    replace(read(t.folder() / "workloads.jsonl"), R"("len_indptr": 4)",
-      R"("len_indptr": 5)"));
+  write_text(t.folder() / "bad.jsonl",
+    replace_once(read_text(t.folder() / "workloads.jsonl"),
+      R"("len_indptr": 4)", R"("len_indptr": 5)"));
   CHECK_THAT(t.error({"bad.jsonl"}),
     Catch::Contains("bad.jsonl: line 1: violates the constraint"));
 }
@@ -201,14 +187,16 @@ TEST_CASE("a malformed definition.json is reported with its file and field") {
 
 TEST_CASE("a definition.json that is not JSON is reported as such") {
   scratch_task t;
-  write(t.folder() / "definition.json", "{ \"name\": ");
+  write_text(t.folder() / "definition.json", "{ \"name\": ");
   CHECK_THAT(t.error(), Catch::Contains("definition.json: not JSON"));
 }
 
 TEST_CASE("a safetensors input is refused naming the JSONL line") {
   scratch_task t;
-  t.edit("workloads.jsonl", R"("q": {"type": "random"})",
-    R"("q": {"type": "safetensors", "path": "x.safetensors", "tensor_key": "q"})");
+  // Line 1's q (line 4 has one too).
+  t.edit("workloads.jsonl",
+    R"("num_indices": 25}, "inputs": {"q": {"type": "random"})",
+    R"("num_indices": 25}, "inputs": {"q": {"type": "safetensors", "path": "x.safetensors", "tensor_key": "q"})");
   auto why = t.error();
   CHECK_THAT(why, Catch::Contains("workloads.jsonl: line 1: inputs.q: input "
                                   "'q' is loaded from a safetensors file"));
@@ -235,7 +223,7 @@ TEST_CASE("a workload violating an axis constraint names the constraint") {
 
 TEST_CASE("a workloads file without a line for the definition is refused") {
   scratch_task t;
-  write(t.folder() / "workloads.jsonl",
+  write_text(t.folder() / "workloads.jsonl",
     R"({"definition": "other", "workload": {"axes": {}, "inputs": {}}})"
     "\n");
   CHECK_THAT(t.error(), Catch::Contains("no workload for definition "

@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/text_files.hpp"
 
 #include "actors/protocol/error.hpp"
 
@@ -18,32 +19,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path source_dir{EAT_SOURCE_DIR};
-const fs::path fixtures = source_dir / "tests/runtime/fixtures";
-const fs::path fixture_task = fixtures / "tasks" / "tiny_gemm";
+using eat::test::read_text;
+using eat::test::replace_once;
+using eat::test::write_text;
 
-std::string read(const fs::path& file) {
-  std::ifstream in{file};
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
-void write(const fs::path& file, const std::string& text) {
-  fs::create_directories(file.parent_path());
-  std::ofstream out{file, std::ios::trunc};
-  out << text;
-  REQUIRE(out.good());
-}
-
-/// `text` with its one occurrence of `from` replaced by `to`.
-std::string replace(
-  std::string text, const std::string& from, const std::string& to) {
-  auto i = text.find(from);
-  REQUIRE(i != std::string::npos);
-  REQUIRE(text.find(from, i + 1) == std::string::npos);
-  return text.replace(i, from.size(), to);
-}
+const fs::path fixture_tasks
+  = fs::path{EAT_SOURCE_DIR} / "tests/runtime/fixtures/tasks";
+const fs::path fixture_task = fixture_tasks / "tiny_gemm";
 
 using eat::test::temp_dir;
 
@@ -69,13 +51,13 @@ public:
 
   /// The fixture's task.toml text.
   static std::string original() {
-    return read(fixture_task / "task.toml");
+    return read_text(fixture_task / "task.toml");
   }
 
   /// Loads tiny_gemm after replacing its task.toml with `text`; it must
   /// fail with invalid_task. Returns the rendered error.
   std::string failure(const std::string& text) {
-    write(task_file(), text);
+    write_text(task_file(), text);
     auto task = eat::load_task(dir(), "tiny_gemm");
     REQUIRE_FALSE(task);
     CHECK(eat::code_of(task.error()) == eat::error::invalid_task);
@@ -95,15 +77,15 @@ private:
 } // namespace
 
 TEST_CASE("a task loads with its sources, workloads and templates") {
-  auto task = eat::load_task(fixtures / "tasks", "tiny_gemm");
+  auto task = eat::load_task(fixture_tasks, "tiny_gemm");
   REQUIRE(task);
   CHECK(task->name == "tiny_gemm");
   CHECK(task->kind == "gemm");
   CHECK(task->dtype == "float32");
   CHECK(task->atol == 1e-4);
   CHECK(task->rtol == 1e-4);
-  CHECK(task->reference_source == read(fixture_task / "reference.cpp"));
-  CHECK(task->baseline_source == read(fixture_task / "baseline.cpp"));
+  CHECK(task->reference_source == read_text(fixture_task / "reference.cpp"));
+  CHECK(task->baseline_source == read_text(fixture_task / "baseline.cpp"));
   REQUIRE(task->workloads.size() == 2);
   CHECK(task->workloads[0].name == "m2_n3_k4");
   CHECK(task->workloads[0].axes
@@ -112,7 +94,7 @@ TEST_CASE("a task loads with its sources, workloads and templates") {
   REQUIRE(task->families.size() == 1);
   const auto& family = task->families[0];
   CHECK(family.name == "blocked");
-  CHECK(family.source == read(fixture_task / "blocked.cpp.in"));
+  CHECK(family.source == read_text(fixture_task / "blocked.cpp.in"));
   REQUIRE(family.params.size() == 2);
   CHECK(family.params[0].name == "order");
   CHECK(family.params[0].values == std::vector<std::string>{"ijk", "ikj"});
@@ -123,8 +105,8 @@ TEST_CASE("a task loads with its sources, workloads and templates") {
 TEST_CASE("tolerances are read when given") {
   scratch_tasks s;
   auto text = scratch_tasks::original() + "\n";
-  write(s.task_file(), replace(text, "dtype = \"float32\"\n",
-                         "dtype = \"float32\"\natol = 0\nrtol = 2e-3\n"));
+  write_text(s.task_file(), replace_once(text, "dtype = \"float32\"\n",
+                              "dtype = \"float32\"\natol = 0\nrtol = 2e-3\n"));
   auto task = eat::load_task(s.dir(), "tiny_gemm");
   REQUIRE(task);
   CHECK(task->atol == 0);
@@ -133,10 +115,10 @@ TEST_CASE("tolerances are read when given") {
 
 TEST_CASE("list_tasks names the folders that hold a task.toml, sorted") {
   scratch_tasks s;
-  write(s.dir() / "b_task" / "task.toml", "name = \"b_task\"\n");
-  write(s.dir() / "a_task" / "task.toml", "");
-  write(s.dir() / "not_a_task" / "notes.txt", "no task file here\n");
-  write(s.dir() / "stray.toml", "");
+  write_text(s.dir() / "b_task" / "task.toml", "name = \"b_task\"\n");
+  write_text(s.dir() / "a_task" / "task.toml", "");
+  write_text(s.dir() / "not_a_task" / "notes.txt", "no task file here\n");
+  write_text(s.dir() / "stray.toml", "");
   auto names = eat::list_tasks(s.dir());
   REQUIRE(names);
   CHECK(*names == std::vector<std::string>{"a_task", "b_task", "tiny_gemm"});
@@ -179,18 +161,18 @@ TEST_CASE("a task file with a TOML syntax error gives the position") {
 TEST_CASE("unknown keys in a task file are reported") {
   scratch_tasks s;
   auto text = scratch_tasks::original();
-  CHECK_THAT(s.failure(replace(text, "kind = ", "flavour = 1\nkind = ")),
+  CHECK_THAT(s.failure(replace_once(text, "kind = ", "flavour = 1\nkind = ")),
     Catch::Contains(":4:1: unknown key 'flavour' (known keys: name, "
                     "description, kind, backend, dtype, atol, rtol, reference, "
                     "baseline, expert, expert_libs, workloads, templates)"));
-  CHECK_THAT(s.failure(replace(text, "name = \"m2_n3_k4\"\n",
+  CHECK_THAT(s.failure(replace_once(text, "name = \"m2_n3_k4\"\n",
                "name = \"m2_n3_k4\"\nweight = 2\n")),
     Catch::Contains(":11:1: unknown key 'workloads[0].weight' (known "
                     "keys in workloads[0]: name, axes)"));
-  CHECK_THAT(s.failure(replace(text, "source = \"blocked.cpp.in\"\n",
+  CHECK_THAT(s.failure(replace_once(text, "source = \"blocked.cpp.in\"\n",
                "source = \"blocked.cpp.in\"\nlang = 1\n")),
     Catch::Contains(":20:1: unknown key 'templates[0].lang'"));
-  CHECK_THAT(s.failure(replace(text, "values = [\"ijk\", \"ikj\"]\n",
+  CHECK_THAT(s.failure(replace_once(text, "values = [\"ijk\", \"ikj\"]\n",
                "values = [\"ijk\", \"ikj\"]\nstep = 1\n")),
     Catch::Contains(":24:1: unknown key 'templates[0].params[0].step' "
                     "(known keys in templates[0].params[0]: name, "
@@ -199,14 +181,14 @@ TEST_CASE("unknown keys in a task file are reported") {
 
 TEST_CASE("the task name must equal its folder name") {
   scratch_tasks s;
-  auto text = replace(
+  auto text = replace_once(
     scratch_tasks::original(), "name = \"tiny_gemm\"", "name = \"small_gemm\"");
   CHECK(s.failure(text)
         == s.message(2, 1,
           "name: expected \"tiny_gemm\" (the folder name), "
           "got string \"small_gemm\""));
   auto missing
-    = replace(scratch_tasks::original(), "name = \"tiny_gemm\"\n", "");
+    = replace_once(scratch_tasks::original(), "name = \"tiny_gemm\"\n", "");
   CHECK(s.failure(missing)
         == "invalid_task: " + s.task_file().string()
              + ": name: required key is missing");
@@ -215,26 +197,26 @@ TEST_CASE("the task name must equal its folder name") {
 TEST_CASE("kind must be a known kind and dtype float32") {
   scratch_tasks s;
   auto text = scratch_tasks::original();
-  CHECK(s.failure(replace(text, "kind = \"gemm\"", "kind = \"conv\""))
+  CHECK(s.failure(replace_once(text, "kind = \"gemm\"", "kind = \"conv\""))
         == s.message(4, 1,
           "kind: expected one of \"gemm\", \"rmsnorm\", \"softmax\", "
-                    "\"definition\", "
+          "\"definition\", "
           "got string \"conv\""));
-  CHECK(s.failure(replace(text, "dtype = \"float32\"", "dtype = \"bf16\""))
+  CHECK(s.failure(replace_once(text, "dtype = \"float32\"", "dtype = \"bf16\""))
         == s.message(5, 1,
           "dtype: expected \"float32\" (the only dtype so "
           "far), got string \"bf16\""));
-  CHECK_THAT(s.failure(replace(text, "kind = \"gemm\"\n", "")),
+  CHECK_THAT(s.failure(replace_once(text, "kind = \"gemm\"\n", "")),
     Catch::Contains(": kind: required key is missing"));
 }
 
 TEST_CASE("tolerances must be non-negative numbers") {
   scratch_tasks s;
   auto text = scratch_tasks::original();
-  CHECK(s.failure(replace(
+  CHECK(s.failure(replace_once(
           text, "dtype = \"float32\"\n", "dtype = \"float32\"\natol = -1e-5\n"))
         == s.message(6, 1, "atol: expected a number >= 0, got float -1e-05"));
-  CHECK(s.failure(replace(text, "dtype = \"float32\"\n",
+  CHECK(s.failure(replace_once(text, "dtype = \"float32\"\n",
           "dtype = \"float32\"\nrtol = \"tight\"\n"))
         == s.message(6, 1,
           "rtol: expected a number >= 0, got string "
@@ -253,36 +235,39 @@ TEST_CASE("a task needs at least one workload, each named once") {
   CHECK_THAT(s.failure("workloads = []\n" + none),
     Catch::Contains(":1:1: workloads: expected at least one "
                     "[[workloads]] table, got none"));
-  CHECK(
-    s.failure(replace(text, "name = \"m16_n16_k16\"", "name = \"m2_n3_k4\""))
-    == s.message(14, 8,
-      "workloads[1].name: duplicate workload name "
-      "\"m2_n3_k4\""));
+  CHECK(s.failure(
+          replace_once(text, "name = \"m16_n16_k16\"", "name = \"m2_n3_k4\""))
+        == s.message(14, 8,
+          "workloads[1].name: duplicate workload name "
+          "\"m2_n3_k4\""));
 }
 
 TEST_CASE("gemm workloads need exactly the axes m, n and k in [1, 65536]") {
   scratch_tasks s;
   auto text = scratch_tasks::original();
   auto axes = "axes = { m = 2, n = 3, k = 4 }";
-  CHECK(s.failure(replace(text, axes, "axes = { m = 2, n = 3 }"))
+  CHECK(s.failure(replace_once(text, axes, "axes = { m = 2, n = 3 }"))
         == s.message(11, 8, "workloads[0].axes.k: required key is missing"));
-  CHECK(s.failure(replace(text, axes, "axes = { m = 2, n = 3, k = 4, z = 1 }"))
-        == s.message(11, 31,
-          "unknown key 'workloads[0].axes.z' (known keys "
-          "in workloads[0].axes: m, n, k)"));
-  CHECK(s.failure(replace(text, axes, "axes = { m = 0, n = 3, k = 4 }"))
+  CHECK(
+    s.failure(replace_once(text, axes, "axes = { m = 2, n = 3, k = 4, z = 1 }"))
+    == s.message(11, 31,
+      "unknown key 'workloads[0].axes.z' (known keys "
+      "in workloads[0].axes: m, n, k)"));
+  CHECK(s.failure(replace_once(text, axes, "axes = { m = 0, n = 3, k = 4 }"))
         == s.message(11, 10,
           "workloads[0].axes.m: expected an integer in "
           "[1, 65536], got 0"));
-  CHECK(s.failure(replace(text, axes, "axes = { m = 2, n = 65537, k = 4 }"))
-        == s.message(11, 17,
-          "workloads[0].axes.n: expected an integer in "
-          "[1, 65536], got 65537"));
-  CHECK(s.failure(replace(text, axes, "axes = { m = 2, n = 3, k = \"4\" }"))
-        == s.message(11, 24,
-          "workloads[0].axes.k: expected an integer in "
-          "[1, 65536], got string \"4\""));
-  CHECK(s.failure(replace(text, axes, "axes = [2, 3, 4]"))
+  CHECK(
+    s.failure(replace_once(text, axes, "axes = { m = 2, n = 65537, k = 4 }"))
+    == s.message(11, 17,
+      "workloads[0].axes.n: expected an integer in "
+      "[1, 65536], got 65537"));
+  CHECK(
+    s.failure(replace_once(text, axes, "axes = { m = 2, n = 3, k = \"4\" }"))
+    == s.message(11, 24,
+      "workloads[0].axes.k: expected an integer in "
+      "[1, 65536], got string \"4\""));
+  CHECK(s.failure(replace_once(text, axes, "axes = [2, 3, 4]"))
         == s.message(11, 1,
           "workloads[0].axes: expected a table, got an "
           "array"));
@@ -295,31 +280,32 @@ TEST_CASE("source files must exist inside the task folder or another "
   for (const char* outside :
     {"../../x/baseline.cpp", "../baseline.cpp", "/tmp/baseline.cpp",
       "../x/../../baseline.cpp", "./../x/baseline.cpp"})
-    CHECK(s.failure(replace(text, "baseline = \"baseline.cpp\"",
+    CHECK(s.failure(replace_once(text, "baseline = \"baseline.cpp\"",
             "baseline = \"" + std::string{outside} + "\""))
           == s.message(7, 1,
             "baseline: expected a relative path inside the task folder or, "
             "as ../<task>/<file>, inside another task's folder, got string "
-            "\"" + std::string{outside} + "\""));
+            "\""
+              + std::string{outside} + "\""));
   // A sibling task's file is read from there.
   fs::create_directories(s.dir() / "twin");
-  write(s.dir() / "twin" / "baseline.cpp", "// the twin's baseline\n");
-  write(s.task_file(), replace(text, "baseline = \"baseline.cpp\"",
-                         "baseline = \"../twin/baseline.cpp\""));
+  write_text(s.dir() / "twin" / "baseline.cpp", "// the twin's baseline\n");
+  write_text(s.task_file(), replace_once(text, "baseline = \"baseline.cpp\"",
+                              "baseline = \"../twin/baseline.cpp\""));
   auto twin = eat::load_task(s.dir(), "tiny_gemm");
   REQUIRE(twin);
   CHECK(twin->baseline_source == "// the twin's baseline\n");
-  write(s.task_file(), text);
+  write_text(s.task_file(), text);
   auto reference = s.folder() / "reference.cpp";
   fs::remove(reference);
   CHECK(s.failure(text)
         == s.message(6, 1,
           "reference: cannot read '" + reference.string()
             + "': No such file or directory"));
-  write(reference, "");
+  write_text(reference, "");
   CHECK(s.failure(text)
         == s.message(6, 1, "reference: '" + reference.string() + "' is empty"));
-  write(reference, "// reference\n");
+  write_text(reference, "// reference\n");
   fs::remove(s.folder() / "blocked.cpp.in");
   CHECK(s.failure(text)
         == s.message(19, 1,
@@ -338,20 +324,21 @@ TEST_CASE("templates need parameters, each with distinct values") {
         == s.message(21, 1,
           "templates[0].params: expected at least one "
           "[[templates.params]] table, got none"));
-  CHECK(s.failure(replace(text, "values = [4, 8, \"16\"]", "values = []"))
+  CHECK(s.failure(replace_once(text, "values = [4, 8, \"16\"]", "values = []"))
         == s.message(27, 1,
           "templates[0].params[1].values: expected at "
           "least one value, got none"));
-  CHECK(s.failure(
-          replace(text, "values = [4, 8, \"16\"]", "values = [4, 8, \"8\"]"))
+  CHECK(s.failure(replace_once(
+          text, "values = [4, 8, \"16\"]", "values = [4, 8, \"8\"]"))
         == s.message(27, 17,
           "templates[0].params[1].values[2]: duplicate "
           "value \"8\""));
-  CHECK(s.failure(replace(text, "values = [4, 8, \"16\"]", "values = [4, 8.5]"))
+  CHECK(s.failure(
+          replace_once(text, "values = [4, 8, \"16\"]", "values = [4, 8.5]"))
         == s.message(27, 14,
           "templates[0].params[1].values[1]: expected an "
           "integer or a string, got float 8.5"));
-  CHECK(s.failure(replace(text, "name = \"block\"", "name = \"order\""))
+  CHECK(s.failure(replace_once(text, "name = \"block\"", "name = \"order\""))
         == s.message(26, 1,
           "templates[0].params[1].name: duplicate "
           "parameter name \"order\""));
@@ -360,16 +347,17 @@ TEST_CASE("templates need parameters, each with distinct values") {
 TEST_CASE("placeholders and parameters of a template match one to one") {
   scratch_tasks s;
   auto text = scratch_tasks::original();
-  auto source = read(fixture_task / "blocked.cpp.in");
+  auto source = read_text(fixture_task / "blocked.cpp.in");
   auto path = (s.folder() / "blocked.cpp.in").string();
-  write(s.folder() / "blocked.cpp.in", source + "// {{unroll}}\n");
+  write_text(s.folder() / "blocked.cpp.in", source + "// {{unroll}}\n");
   CHECK(s.failure(text)
         == s.message(19, 1,
           "templates[0].source: '" + path
             + "' line 19: placeholder {{unroll}} is not a "
               "parameter of template 'blocked' "
               "(parameters: order, block)"));
-  write(s.folder() / "blocked.cpp.in", replace(source, "{{order}}", "ijk"));
+  write_text(
+    s.folder() / "blocked.cpp.in", replace_once(source, "{{order}}", "ijk"));
   CHECK(s.failure(text)
         == s.message(21, 1,
           "templates[0].params[0]: parameter 'order' is "
@@ -379,9 +367,9 @@ TEST_CASE("placeholders and parameters of a template match one to one") {
 
 TEST_CASE("every problem of a task file is reported at once, in file order") {
   scratch_tasks s;
-  auto text = replace(scratch_tasks::original(), "dtype = \"float32\"",
-                      "dtype = \"bf16\"");
-  text = replace(
+  auto text = replace_once(
+    scratch_tasks::original(), "dtype = \"float32\"", "dtype = \"bf16\"");
+  text = replace_once(
     text, "axes = { m = 2, n = 3, k = 4 }", "axes = { m = 2, n = 3, k = 0 }");
   CHECK(s.failure(text)
         == s.message(5, 1,
@@ -446,7 +434,7 @@ TEST_CASE("rendering fails on a missing, unknown or out-of-space value") {
 
 TEST_CASE("the sgemm task of the repository loads and renders") {
   // Needs kernels/sgemm/{reference.cpp,baseline.cpp,tiled.cpp.in}.
-  auto task = eat::load_task(source_dir / "kernels", "sgemm");
+  auto task = eat::load_task(fs::path{EAT_SOURCE_DIR} / "kernels", "sgemm");
   if (!task)
     FAIL(eat::render(task.error()));
   CHECK(task->kind == "gemm");
@@ -468,11 +456,12 @@ TEST_CASE("the sgemm task of the repository loads and renders") {
 TEST_CASE("a task names the backend its sources are written for") {
   scratch_tasks s;
   auto text = scratch_tasks::original();
-  CHECK_THAT(s.failure(replace(text, "kind = ", "backend = \"opencl\"\nkind = ")),
+  CHECK_THAT(
+    s.failure(replace_once(text, "kind = ", "backend = \"opencl\"\nkind = ")),
     Catch::Contains(
       "backend: expected \"cpu\", \"cuda\" or \"hip\", got string \"opencl\""));
-  auto text_cuda = replace(text, "kind = ", "backend = \"cuda\"\nkind = ");
-  write(s.task_file(), text_cuda);
+  auto text_cuda = replace_once(text, "kind = ", "backend = \"cuda\"\nkind = ");
+  write_text(s.task_file(), text_cuda);
   auto task = eat::load_task(s.dir(), "tiny_gemm");
   REQUIRE(task);
   CHECK(task->backend == "cuda");

@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/text_files.hpp"
 
 #include "actors/protocol/error.hpp"
 #include "runtime/task_file.hpp"
@@ -18,21 +19,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path fixture
+using eat::test::read_text;
+using eat::test::write_text;
+
+const fs::path mini_decode
   = fs::path{EAT_SOURCE_DIR} / "tests/devices/fixtures/mini_decode";
-
-std::string read(const fs::path& file) {
-  std::ifstream in{file};
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
-void write(const fs::path& file, const std::string& text) {
-  std::ofstream out{file, std::ios::trunc};
-  out << text;
-  REQUIRE(out.good());
-}
 
 size_t count_lines(const std::string& text) {
   return static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
@@ -45,14 +36,15 @@ TEST_CASE("importing a definition creates a task folder and lists what is "
   eat::test::temp_dir root;
   auto tasks = root.path() / "tasks";
   auto result = eat::import_definition(
-    fixture / "definition.json", fixture / "workloads.jsonl", tasks);
+    mini_decode / "definition.json", mini_decode / "workloads.jsonl", tasks);
   REQUIRE(result);
   CHECK(result->task == "mini_decode_d8");
   CHECK(result->workloads == 2);
   auto folder = tasks / "mini_decode_d8";
-  CHECK(read(folder / "definition.json") == read(fixture / "definition.json"));
+  CHECK(read_text(folder / "definition.json")
+        == read_text(mini_decode / "definition.json"));
   // Only the two lines of this definition are kept.
-  auto lines = read(folder / "workloads.jsonl");
+  auto lines = read_text(folder / "workloads.jsonl");
   CHECK(count_lines(lines) == 2);
   CHECK(lines.find("some_other_definition") == std::string::npos);
   REQUIRE(result->todo.size() == 5); // reference, baseline, formulas, 2 ints
@@ -67,13 +59,13 @@ TEST_CASE("importing a definition creates a task folder and lists what is "
   CHECK_THAT(why, Catch::Contains("integer inputs need a generator"));
   // Written, the task loads.
   for (const char* file : {"reference.cpp", "baseline.cpp"})
-    fs::copy_file(fixture / file, folder / file);
-  auto toml = read(folder / "task.toml");
+    fs::copy_file(mini_decode / file, folder / file);
+  auto toml = read_text(folder / "task.toml");
   toml += "flops = \"4 * num_indices * dim\"\nbytes = \"2 * num_indices\"\n"
           "[inputs.indptr]\ngenerator = \"indptr\"\ntotal = \"num_indices\"\n"
           "[inputs.indices]\ngenerator = \"permutation\"\n"
           "range = \"num_pages\"\n";
-  write(folder / "task.toml", toml);
+  write_text(folder / "task.toml", toml);
   auto loaded = eat::load_task(tasks, "mini_decode_d8");
   INFO((loaded ? std::string{} : eat::render(loaded.error())));
   REQUIRE(loaded);
@@ -84,29 +76,31 @@ TEST_CASE("import never overwrites an existing task folder") {
   eat::test::temp_dir root;
   auto tasks = root.path() / "tasks";
   fs::create_directories(tasks / "mini_decode_d8");
-  write(tasks / "mini_decode_d8" / "task.toml", "# mine\n");
+  write_text(tasks / "mini_decode_d8" / "task.toml", "# mine\n");
   auto result = eat::import_definition(
-    fixture / "definition.json", fixture / "workloads.jsonl", tasks);
+    mini_decode / "definition.json", mini_decode / "workloads.jsonl", tasks);
   REQUIRE_FALSE(result);
   CHECK_THAT(eat::render(result.error()), Catch::Contains("already exists"));
-  CHECK(read(tasks / "mini_decode_d8" / "task.toml") == "# mine\n");
+  CHECK(read_text(tasks / "mini_decode_d8" / "task.toml") == "# mine\n");
 }
 
 TEST_CASE("import refuses workloads with no line for the definition and "
           "malformed files, naming them") {
   eat::test::temp_dir root;
   auto other = root.path() / "other.jsonl";
-  write(other, R"({"definition": "x", "workload": {"axes": {}, "inputs": {}}})"
-               "\n");
+  write_text(other,
+    R"({"definition": "x", "workload": {"axes": {}, "inputs": {}}})"
+    "\n");
   auto none = eat::import_definition(
-    fixture / "definition.json", other, root.path() / "tasks");
+    mini_decode / "definition.json", other, root.path() / "tasks");
   REQUIRE_FALSE(none);
   CHECK_THAT(eat::render(none.error()),
     Catch::Contains("other.jsonl: no workload for definition "
                     "\"mini_decode_d8\""));
   CHECK_FALSE(fs::exists(root.path() / "tasks" / "mini_decode_d8"));
   auto bad = root.path() / "bad.json";
-  write(bad, R"({"name": "x", "op_type": "y", "axes": {"n": {"type": "var"}},
+  write_text(
+    bad, R"({"name": "x", "op_type": "y", "axes": {"n": {"type": "var"}},
     "inputs": {"a": {"shape": ["m"], "dtype": "float32"}},
     "outputs": {"b": {"shape": ["n"], "dtype": "float8_e4m3fn"}}})");
   auto malformed = eat::import_definition(bad, other, root.path() / "tasks");

@@ -19,6 +19,8 @@
 #include "runtime/cli.hpp"
 #include "runtime/run_dir.hpp"
 #include "runtime/trace_export.hpp"
+#include "tests/persistence/make_event.hpp"
+#include "tests/runtime/cli_support.hpp"
 #include "tests/runtime/flashinfer_schema.hpp"
 #include "tests/runtime/process.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -31,6 +33,9 @@ using eat::test::check_trace;
 using eat::test::problems;
 
 namespace {
+
+using eat::test::eat_cli;
+using eat::test::encoded_event;
 
 // --- Hand-made results ----------------------------------------------------
 
@@ -95,25 +100,6 @@ std::vector<json> parse_traces(const exported_solution& x) {
   }
   CHECK(check_solution(json::parse(x.json)) == problems{});
   return out;
-}
-
-struct result {
-  exit_code code;
-  std::string out;
-};
-
-result eat_cli(std::vector<std::string> args) {
-  std::ostringstream out;
-  auto code = run_cli(args, out);
-  return {code, out.str()};
-}
-
-template<class T>
-event make(event_kind kind, const T& body) {
-  event e;
-  e.kind = kind;
-  e.body = wire::encode(body);
-  return e;
 }
 
 /// A run directory holding `events` in its log.
@@ -378,7 +364,7 @@ TEST_CASE("eat export traces refuses what is not a run, an empty run, and an "
   start.run_id = "x";
   start.spec = three_workload_task();
   auto dir = tmp.path() / "run";
-  write_run(tmp.path(), dir, {make(event_kind::run_started, start)});
+  write_run(tmp.path(), dir, {encoded_event(event_kind::run_started, start)});
   auto empty = eat_cli({"export", "traces", dir.string()});
   CHECK(empty.code == exit_code::bad_run_dir);
   CHECK_THAT(empty.out, Catch::Contains("no evaluated candidate"));
@@ -401,10 +387,12 @@ TEST_CASE("eat export traces writes a stopped run's evaluated candidates and "
     r.workloads.push_back(measured(name, eval_status::passed));
   auto dir = tmp.path() / "run";
   write_run(tmp.path(), dir,
-    {make(event_kind::run_started, start), make(event_kind::team_spawned, team),
-      make(event_kind::candidate_submitted, sample_candidate("t1-c1")),
-      make(event_kind::evaluation_finished, r),
-      make(event_kind::candidate_submitted, sample_candidate("t1-c2"))});
+    {encoded_event(event_kind::run_started, start),
+      encoded_event(event_kind::team_spawned, team),
+      encoded_event(event_kind::candidate_submitted, sample_candidate("t1-c1")),
+      encoded_event(event_kind::evaluation_finished, r),
+      encoded_event(
+        event_kind::candidate_submitted, sample_candidate("t1-c2"))});
   auto out = tmp.path() / "out";
   auto ok = eat_cli({"export", "traces", dir.string(), "--out", out.string()});
   CHECK(ok.code == exit_code::ok);

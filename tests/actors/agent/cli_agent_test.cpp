@@ -17,23 +17,19 @@
 #include "actors/agent/cli_agent.hpp"
 #include "actors/protocol/error.hpp"
 #include "runtime/system_setup.hpp"
+#include "tests/actors/agent/cli_fixtures.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/text_files.hpp"
 
 using namespace eat;
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string fake(const std::string& name) {
-  return std::string{EAT_CLI_FAKES_DIR} + "/" + name;
-}
+using eat::test::actor_fixture;
+using eat::test::fake_cli;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in{p, std::ios::binary};
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using eat::test::read_text;
 
 assignment sample_assignment() {
   assignment a;
@@ -57,7 +53,7 @@ cli_agent_options fake_options(const fs::path& work, const std::string& script,
                                const std::string& format = "claude") {
   cli_agent_options o;
   o.preset = "custom";
-  o.program = fake(script);
+  o.program = fake_cli(script);
   // A custom preset needs arguments; the workspace is a harmless one.
   o.args = args.empty() ? std::vector<std::string>{"{workspace}"}
                         : std::move(args);
@@ -117,18 +113,18 @@ TEST_CASE("cli agent: a Claude-style run yields kernel.cpp and the result's usag
   // the CLI, and the harness files are there.
   CHECK(out.workspace.parent_path() == work.path());
   CHECK(out.workspace.filename() == "t1-a1-1");
-  auto task_md = slurp(out.workspace / "TASK.md");
+  auto task_md = read_text(out.workspace / "TASK.md");
   CHECK_THAT(task_md, Catch::Contains("sgemm"));
-  CHECK(slurp(out.workspace / "scratch" / "prompt.txt") == task_md);
-  auto env = slurp(out.workspace / "scratch" / "env.txt");
+  CHECK(read_text(out.workspace / "scratch" / "prompt.txt") == task_md);
+  auto env = read_text(out.workspace / "scratch" / "env.txt");
   CHECK_THAT(env, Catch::Contains("EAT_TEST_KEY=k"));
   CHECK_THAT(env, !Catch::Contains("EAT_TEST_SECRET"));
-  CHECK(slurp(out.workspace / "LEARNINGS.md") == a.learning);
-  CHECK_THAT(slurp(out.workspace / "NOTES.md"), Catch::Contains("| c1 |"));
-  CHECK_THAT(slurp(out.workspace / "AGENTS.md"),
-             Catch::Contains("Edit only `kernel.cpp`"));
-  CHECK(slurp(out.workspace / "CLAUDE.md")
-        == slurp(out.workspace / "AGENTS.md"));
+  CHECK(read_text(out.workspace / "LEARNINGS.md") == a.learning);
+  CHECK_THAT(read_text(out.workspace / "NOTES.md"), Catch::Contains("| c1 |"));
+  CHECK_THAT(read_text(out.workspace / "AGENTS.md"),
+    Catch::Contains("Edit only `kernel.cpp`"));
+  CHECK(read_text(out.workspace / "CLAUDE.md")
+        == read_text(out.workspace / "AGENTS.md"));
 }
 
 TEST_CASE("cli agent: Codex-style turns are summed with cached input split off") {
@@ -178,7 +174,7 @@ TEST_CASE("cli agent: a rate-limited attempt is retried, an auth error is not") 
   INFO(out.reply.transcript);
   CHECK(out.reply.failure.empty());
   CHECK(out.attempts == 2);
-  CHECK(slurp(state.path() / "calls") == "call\ncall\n");
+  CHECK(read_text(state.path() / "calls") == "call\ncall\n");
   REQUIRE(out.reply.candidates.size() == 1);
   CHECK(out.reply.candidates[0].source == "int after_retry();\n");
   // Both attempts' tokens count.
@@ -189,7 +185,7 @@ TEST_CASE("cli agent: a rate-limited attempt is retried, an auth error is not") 
   o.args = {"auth"};
   out = run(o, sample_assignment());
   CHECK(out.attempts == 1);
-  CHECK(slurp(state.path() / "calls") == "call\n");
+  CHECK(read_text(state.path() / "calls") == "call\n");
   CHECK_THAT(out.reply.failure, Catch::Contains("exited with status 1"));
 }
 
@@ -266,16 +262,6 @@ device_actor::behavior_type passing_device(device_actor::pointer) {
   };
 }
 
-struct actor_fixture {
-  caf::actor_system_config cfg;
-  std::unique_ptr<caf::actor_system> sys;
-
-  actor_fixture() {
-    configure_actor_system(cfg);
-    sys = std::make_unique<caf::actor_system>(cfg);
-  }
-};
-
 } // namespace
 
 TEST_CASE("cli agent: ./eval benchmarks the workspace's kernel on the device") {
@@ -289,7 +275,7 @@ TEST_CASE("cli agent: ./eval benchmarks the workspace's kernel on the device") {
   auto out = run_cli_assignment(a, a.task.baseline_source, o, 4, eval);
   INFO(out.reply.transcript);
   CHECK(out.reply.failure.empty());
-  auto printed = slurp(out.workspace / "scratch" / "eval.txt");
+  auto printed = read_text(out.workspace / "scratch" / "eval.txt");
   CHECK_THAT(printed, Catch::StartsWith("status: passed\nspeedup: 1.750x"));
   CHECK_THAT(printed, Catch::EndsWith("exit 0\n"));
   CHECK_FALSE(fs::exists(out.workspace / ".eat" / "eval.sock"));

@@ -13,16 +13,19 @@
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
 
-#include "actors/agent/eval_channel.hpp"
 #include "actors/agent/cli_process.hpp"
+#include "actors/agent/eval_channel.hpp"
 #include "actors/protocol/error.hpp"
 #include "runtime/system_setup.hpp"
+#include "tests/actors/agent/cli_fixtures.hpp"
 #include "tests/support/temp_dir.hpp"
 
 using namespace eat;
 namespace fs = std::filesystem;
 
 namespace {
+
+using eat::test::actor_fixture;
 
 device_actor::behavior_type canned_device(device_actor::pointer) {
   return {
@@ -50,16 +53,6 @@ device_actor::behavior_type canned_device(device_actor::pointer) {
     },
   };
 }
-
-struct actor_fixture {
-  caf::actor_system_config cfg;
-  std::unique_ptr<caf::actor_system> sys;
-
-  actor_fixture() {
-    configure_actor_system(cfg);
-    sys = std::make_unique<caf::actor_system>(cfg);
-  }
-};
 
 /// Connects to `path` and sends `bytes` raw, then closes.
 void send_raw(const fs::path& path, const std::string& bytes) {

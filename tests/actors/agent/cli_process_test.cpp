@@ -11,15 +11,14 @@
 
 #include "actors/agent/cli_process.hpp"
 #include "actors/protocol/error.hpp"
+#include "tests/actors/agent/cli_fixtures.hpp"
 #include "tests/support/temp_dir.hpp"
 
 using namespace eat;
 
 namespace {
 
-std::string fake(const std::string& name) {
-  return std::string{EAT_CLI_FAKES_DIR} + "/" + name;
-}
+using eat::test::fake_cli;
 
 cli_run_spec spec_for(std::vector<std::string> argv,
                       const std::filesystem::path& cwd) {
@@ -80,7 +79,7 @@ TEST_CASE("cli process: arguments are never interpreted by a shell") {
 
 TEST_CASE("cli process: output keeps the last max_output bytes") {
   test::temp_dir dir;
-  auto spec = spec_for({fake("noisy.sh"), "bulk", "3000000"}, dir.path());
+  auto spec = spec_for({fake_cli("noisy.sh"), "bulk", "3000000"}, dir.path());
   spec.max_output = 1 << 20;
   auto r = run_cli_process(spec);
   REQUIRE(r);
@@ -91,7 +90,7 @@ TEST_CASE("cli process: output keeps the last max_output bytes") {
 
 TEST_CASE("cli process: a silent child is stopped by the idle timeout") {
   test::temp_dir dir;
-  auto spec = spec_for({fake("hang.sh")}, dir.path());
+  auto spec = spec_for({fake_cli("hang.sh")}, dir.path());
   spec.idle_timeout_s = 0.2;
   auto r = run_cli_process(spec);
   REQUIRE(r);
@@ -104,7 +103,7 @@ TEST_CASE("cli process: a silent child is stopped by the idle timeout") {
 
 TEST_CASE("cli process: a child that ignores SIGTERM gets SIGKILL after the grace period") {
   test::temp_dir dir;
-  auto spec = spec_for({fake("hang.sh"), "stubborn"}, dir.path());
+  auto spec = spec_for({fake_cli("hang.sh"), "stubborn"}, dir.path());
   spec.idle_timeout_s = 0.2;
   spec.kill_grace_s = 0.2;
   auto r = run_cli_process(spec);
@@ -116,7 +115,7 @@ TEST_CASE("cli process: a child that ignores SIGTERM gets SIGKILL after the grac
 
 TEST_CASE("cli process: a chatty child is stopped by the wall-clock timeout") {
   test::temp_dir dir;
-  auto spec = spec_for({fake("noisy.sh"), "ticks"}, dir.path());
+  auto spec = spec_for({fake_cli("noisy.sh"), "ticks"}, dir.path());
   spec.timeout_s = 0.5;
   spec.idle_timeout_s = 30;
   auto r = run_cli_process(spec);
@@ -128,7 +127,7 @@ TEST_CASE("cli process: a chatty child is stopped by the wall-clock timeout") {
 
 TEST_CASE("cli process: the line callback sees each line and can stop the child") {
   test::temp_dir dir;
-  auto spec = spec_for({fake("noisy.sh"), "ticks"}, dir.path());
+  auto spec = spec_for({fake_cli("noisy.sh"), "ticks"}, dir.path());
   int lines = 0;
   spec.on_line = [&](std::string_view line) {
     CHECK(line == "tick");
@@ -142,12 +141,12 @@ TEST_CASE("cli process: the line callback sees each line and can stop the child"
 
 TEST_CASE("cli process: crashes are reported with their status or signal") {
   test::temp_dir dir;
-  auto spec = spec_for({fake("crash.sh"), "exit3"}, dir.path());
+  auto spec = spec_for({fake_cli("crash.sh"), "exit3"}, dir.path());
   auto r = run_cli_process(spec);
   REQUIRE(r);
   CHECK(describe_end(*r, spec) == "exited with status 3");
   CHECK_THAT(r->errors, Catch::Contains("something broke"));
-  spec.argv = {fake("crash.sh"), "segv"};
+  spec.argv = {fake_cli("crash.sh"), "segv"};
   r = run_cli_process(spec);
   REQUIRE(r);
   CHECK(describe_end(*r, spec) == "killed by SIGSEGV");

@@ -9,18 +9,14 @@
 
 #include "actors/agent/workspace.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/text_files.hpp"
 
 using namespace eat;
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in{p, std::ios::binary};
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using eat::test::read_text;
 
 workspace_spec sample_spec() {
   workspace_spec s;
@@ -40,19 +36,19 @@ TEST_CASE("cli workspace: materialising writes the harness files") {
   auto dir = make_fresh_dir(tmp.path() / "t-a-1");
   REQUIRE(dir);
   REQUIRE(materialise_workspace(*dir, sample_spec()));
-  CHECK(slurp(*dir / "TASK.md") == "task");
-  CHECK(slurp(*dir / "AGENTS.md") == "rules");
-  CHECK(slurp(*dir / "CLAUDE.md") == "rules");
-  CHECK(slurp(*dir / "kernel.cpp") == "int k();\n");
-  CHECK(slurp(*dir / "LEARNINGS.md") == "learnt");
-  CHECK(slurp(*dir / "NOTES.md") == "notes");
+  CHECK(read_text(*dir / "TASK.md") == "task");
+  CHECK(read_text(*dir / "AGENTS.md") == "rules");
+  CHECK(read_text(*dir / "CLAUDE.md") == "rules");
+  CHECK(read_text(*dir / "kernel.cpp") == "int k();\n");
+  CHECK(read_text(*dir / "LEARNINGS.md") == "learnt");
+  CHECK(read_text(*dir / "NOTES.md") == "notes");
   CHECK((fs::status(*dir / "eval").permissions() & fs::perms::owner_exec)
         != fs::perms::none);
   CHECK(fs::is_directory(*dir / "scratch"));
   CHECK(fs::is_directory(*dir / ".eat"));
-  CHECK_THAT(slurp(*dir / "eval"),
-             Catch::Contains("'/opt/eat'\\''s/eat' agent-eval .eat/eval.sock "
-                             "kernel.cpp"));
+  CHECK_THAT(read_text(*dir / "eval"),
+    Catch::Contains("'/opt/eat'\\''s/eat' agent-eval .eat/eval.sock "
+                    "kernel.cpp"));
 }
 
 TEST_CASE("cli workspace: a taken name gets a numbered sibling") {

@@ -1,0 +1,33 @@
+// What the cli agent's tests share: the fake coding-agent CLIs and an actor
+// system set up as eat sets up its own.
+
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+
+#include "runtime/system_setup.hpp"
+
+namespace eat::test {
+
+/// The path of the fake CLI `name` (tests/actors/agent/fakes, copied into
+/// the build tree with execute permission).
+inline std::string fake_cli(const std::string& name) {
+  return std::string{EAT_CLI_FAKES_DIR} + "/" + name;
+}
+
+/// An actor system for one test, configured by configure_actor_system.
+struct actor_fixture {
+  caf::actor_system_config cfg;
+  std::unique_ptr<caf::actor_system> sys;
+
+  actor_fixture() {
+    configure_actor_system(cfg);
+    sys = std::make_unique<caf::actor_system>(cfg);
+  }
+};
+
+} // namespace eat::test

@@ -20,7 +20,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* help = R"(usage: eat compare CONFIG [--seeds N] [--modes eat,flat,single] [--out DIR]
+constexpr const char* compare_help
+  = R"(usage: eat compare CONFIG [--seeds N] [--modes eat,flat,single] [--out DIR]
 
 Runs CONFIG once per mode and seed, each as 'eat run CONFIG --mode M --seed S'
 with the same budgets (run.max_evaluations, run.token_budget), seeds
@@ -89,10 +90,9 @@ compare_run run_one(const std::string& config, const std::string& mode,
 } // namespace
 
 exit_code cmd_compare(const std::vector<std::string>& args, std::ostream& out) {
-  auto parsed = parse_command(
-    args,
-    {"compare", help, {"seeds", "modes", "out"}, {}, 1, 1,
-     "exactly one CONFIG file"},
+  auto parsed = parse_command(args,
+    {"compare", compare_help, {"seeds", "modes", "out"}, {}, 1, 1,
+      "exactly one CONFIG file"},
     out);
   if (auto* code = std::get_if<exit_code>(&parsed))
     return *code;

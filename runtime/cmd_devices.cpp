@@ -12,7 +12,7 @@ namespace eat {
 
 namespace {
 
-constexpr const char* help = R"(usage: eat devices [--check]
+constexpr const char* devices_help = R"(usage: eat devices [--check]
 
 Lists the devices of this machine: the CPU, and for each GPU backend (cuda,
 hip) the GPUs its runtime reports with model, architecture, memory and
@@ -57,7 +57,8 @@ bool show(std::ostream& out, const std::string& backend,
 } // namespace
 
 exit_code cmd_devices(const std::vector<std::string>& args, std::ostream& out) {
-  auto parsed = parse_command(args, {"devices", help, {}, {"check"}}, out);
+  auto parsed
+    = parse_command(args, {"devices", devices_help, {}, {"check"}}, out);
   if (auto* code = std::get_if<exit_code>(&parsed))
     return *code;
   bool check = std::get<parsed_args>(parsed).options.count("check") > 0;

@@ -10,7 +10,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* help = R"(usage: eat export traces RUN_DIR [--out DIR]
+constexpr const char* export_help
+  = R"(usage: eat export traces RUN_DIR [--out DIR]
 
 Writes the run's evaluations in FlashInfer-Bench's dataset format
 (docs/interop.md): DIR/solutions/<run>_<candidate>.json, one Solution per
@@ -31,8 +32,8 @@ std::string status_counts(const trace_export& x) {
 } // namespace
 
 exit_code cmd_export(const std::vector<std::string>& args, std::ostream& out) {
-  auto parsed = parse_command(
-    args, {"export", help, {"out"}, {}, 2, 2, "'traces' and a RUN_DIR"}, out);
+  auto parsed = parse_command(args,
+    {"export", export_help, {"out"}, {}, 2, 2, "'traces' and a RUN_DIR"}, out);
   if (auto* code = std::get_if<exit_code>(&parsed))
     return *code;
   auto& a = std::get<parsed_args>(parsed);

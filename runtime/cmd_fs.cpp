@@ -13,7 +13,7 @@ namespace eat {
 
 namespace {
 
-constexpr const char* help = R"(usage: eat fs ls RUN_DIR [PATH]
+constexpr const char* fs_help = R"(usage: eat fs ls RUN_DIR [PATH]
        eat fs cat RUN_DIR PATH [--version N]
        eat fs log RUN_DIR PATH
        eat fs export RUN_DIR OUT_DIR
@@ -75,9 +75,8 @@ exit_code fs_export(persistence::file_tree& files, const std::string& dir,
 } // namespace
 
 exit_code cmd_fs(const std::vector<std::string>& args, std::ostream& out) {
-  auto parsed = parse_command(
-    args, {"fs", help, {"version"}, {}, 2, 3, "a subcommand and a RUN_DIR"},
-    out);
+  auto parsed = parse_command(args,
+    {"fs", fs_help, {"version"}, {}, 2, 3, "a subcommand and a RUN_DIR"}, out);
   if (auto* code = std::get_if<exit_code>(&parsed))
     return *code;
   auto& a = std::get<parsed_args>(parsed);

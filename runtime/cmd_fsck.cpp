@@ -9,7 +9,7 @@ namespace eat {
 
 namespace {
 
-constexpr const char* help = R"(usage: eat fsck RUN_DIR
+constexpr const char* fsck_help = R"(usage: eat fsck RUN_DIR
 
 Checks the run's store: the event log has no gaps and every record decodes
 and fits the history; every file version's blob exists and matches its
@@ -22,7 +22,7 @@ directory's lock, so it refuses a run that a process is working on.
 
 exit_code cmd_fsck(const std::vector<std::string>& args, std::ostream& out) {
   auto parsed = parse_command(
-    args, {"fsck", help, {}, {}, 1, 1, "exactly one RUN_DIR"}, out);
+    args, {"fsck", fsck_help, {}, {}, 1, 1, "exactly one RUN_DIR"}, out);
   if (auto* code = std::get_if<exit_code>(&parsed))
     return *code;
   auto& a = std::get<parsed_args>(parsed);

@@ -10,7 +10,8 @@ namespace eat {
 
 namespace {
 
-constexpr const char* help = R"(usage: eat history RUN_DIR [--since N] [--json]
+constexpr const char* history_help
+  = R"(usage: eat history RUN_DIR [--since N] [--json]
 
 Prints the run's evolution history, the append-only event log, from event N
 (default 1): one line per event with its sequence number, time, kind and a
@@ -23,9 +24,8 @@ body decoded (docs/wire-format.md), for other tools.
 exit_code cmd_history(const std::vector<std::string>& args,
                       std::ostream& out) {
   auto parsed = parse_command(args,
-                              {"history", help, {"since"}, {"json"}, 1, 1,
-                               "exactly one RUN_DIR"},
-                              out);
+    {"history", history_help, {"since"}, {"json"}, 1, 1, "exactly one RUN_DIR"},
+    out);
   if (auto* code = std::get_if<exit_code>(&parsed))
     return *code;
   auto& a = std::get<parsed_args>(parsed);

@@ -10,7 +10,7 @@ namespace eat {
 
 namespace {
 
-constexpr const char* help = R"(usage: eat resume RUN_DIR
+constexpr const char* resume_help = R"(usage: eat resume RUN_DIR
 
 Continues the run in RUN_DIR after a stop, a crash or a kill -9. The run's
 state is rebuilt from its event log: every evaluation that was committed is
@@ -24,7 +24,7 @@ report.
 
 exit_code cmd_resume(const std::vector<std::string>& args, std::ostream& out) {
   auto parsed = parse_command(
-    args, {"resume", help, {}, {}, 1, 1, "exactly one RUN_DIR"}, out);
+    args, {"resume", resume_help, {}, {}, 1, 1, "exactly one RUN_DIR"}, out);
   if (auto* code = std::get_if<exit_code>(&parsed))
     return *code;
   auto& a = std::get<parsed_args>(parsed);

@@ -16,7 +16,8 @@ namespace eat {
 
 namespace {
 
-constexpr const char* help = R"(usage: eat run CONFIG [--run-dir DIR] [--mode eat|flat|single] [--seed N]
+constexpr const char* run_help
+  = R"(usage: eat run CONFIG [--run-dir DIR] [--mode eat|flat|single] [--seed N]
 
 Starts a run from the TOML configuration CONFIG (keys: docs/config.md) in a
 new run directory, <run.root>/<run.name>-<date>-<time> unless --run-dir
@@ -66,10 +67,9 @@ caf::expected<config> with_overrides(const config& cfg, const parsed_args& a) {
 } // namespace
 
 exit_code cmd_run(const std::vector<std::string>& args, std::ostream& out) {
-  auto parsed = parse_command(
-    args,
-    {"run", help, {"run-dir", "mode", "seed"}, {}, 1, 1,
-     "exactly one CONFIG file"},
+  auto parsed = parse_command(args,
+    {"run", run_help, {"run-dir", "mode", "seed"}, {}, 1, 1,
+      "exactly one CONFIG file"},
     out);
   if (auto* code = std::get_if<exit_code>(&parsed))
     return *code;

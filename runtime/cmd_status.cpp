@@ -15,7 +15,7 @@ namespace eat {
 
 namespace {
 
-constexpr const char* help = R"(usage: eat status RUN_DIR
+constexpr const char* status_help = R"(usage: eat status RUN_DIR
 
 Shows the state of the run in RUN_DIR from its materialised views (kept in
 step with the log, so no replay is needed): whether it is finished,
@@ -107,7 +107,7 @@ void print_status(std::ostream& out, const std::string& dir, const views& v,
 
 exit_code cmd_status(const std::vector<std::string>& args, std::ostream& out) {
   auto parsed = parse_command(
-    args, {"status", help, {}, {}, 1, 1, "exactly one RUN_DIR"}, out);
+    args, {"status", status_help, {}, {}, 1, 1, "exactly one RUN_DIR"}, out);
   if (auto* code = std::get_if<exit_code>(&parsed))
     return *code;
   auto& a = std::get<parsed_args>(parsed);

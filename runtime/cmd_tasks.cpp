@@ -22,7 +22,7 @@ namespace eat {
 
 namespace {
 
-constexpr const char* help = R"(usage: eat tasks [list] [--tasks-dir DIR]
+constexpr const char* tasks_help = R"(usage: eat tasks [list] [--tasks-dir DIR]
        eat tasks show NAME [--tasks-dir DIR] [--workloads FILE]
        eat tasks check [NAME...] [--tasks-dir DIR] [--sample N]
                        [--work-dir DIR] [--cuda-arch SM] [--hip-arch GFX]
@@ -273,14 +273,13 @@ exit_code import_task(const parsed_args& a, const std::filesystem::path& dir,
 
 exit_code cmd_tasks(const std::vector<std::string>& args, std::ostream& out) {
   auto parsed = parse_command(args,
-                              {"tasks", help,
-                                {"tasks-dir", "sample", "work-dir", "cuda-arch",
-                                  "hip-arch", "workloads", "eval-timeout"},
-                                {},
-                               0, 256,
-                               "'list', 'show NAME', 'check [NAME...]' or "
-                              "'import DEFINITION WORKLOADS'"},
-                              out);
+    {"tasks", tasks_help,
+      {"tasks-dir", "sample", "work-dir", "cuda-arch", "hip-arch", "workloads",
+        "eval-timeout"},
+      {}, 0, 256,
+      "'list', 'show NAME', 'check [NAME...]' or "
+      "'import DEFINITION WORKLOADS'"},
+    out);
   if (auto* code = std::get_if<exit_code>(&parsed))
     return *code;
   auto& a = std::get<parsed_args>(parsed);

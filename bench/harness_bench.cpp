@@ -12,7 +12,9 @@
 //         changes speed for seconds at a time, so the two must alternate):
 //         the median of its rounds' medians of single calls against the
 //         median of the harness's medians (goal: within 5 %), and for
-//         comparison the same with batches of 10 calls;
+//         comparison the same with batches of 10 calls; and the CV of
+//         GB's round medians, which shows how much of (i)'s CV the
+//         machine's own drift accounts for;
 //   (iii) device utilisation with 100 queued candidates: a device pool over
 //         one cpu device, distinct template instances (every compile is
 //         real), busy_s / wall_s as the pool measures them (goal >= 95 %).
@@ -406,6 +408,8 @@ static std::string load_average() {
 }
 
 int main(int argc, char** argv) {
+  // Line by line, so that a log shows each evaluation as it ends.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   auto s = parse(argc, argv);
   std::printf("load average at start: %s\n", load_average().c_str());
   bench::scratch_dir scratch;
@@ -434,6 +438,11 @@ int main(int argc, char** argv) {
   std::printf("  CV of their speedups over the interleaved baseline: %.2f %% "
               "(%.3fx median)\n",
     100 * cv(rep.speedups), median(rep.speedups));
+  // The same kernel timed by another harness in the same machine states:
+  // how much of the CV above is the machine's.
+  std::printf("  CV of Google Benchmark's %d round medians: %.2f %% single "
+              "calls, %.2f %% batches of 10\n",
+    s.evaluations, 100 * cv(rep.gb_single_ns), 100 * cv(rep.gb_batch_ns));
   std::printf("  Google Benchmark / harness median, single calls: %.3f ms "
               "/ %.3f ms = %.3f   (goal within 5 %%)\n",
     gb.single_ns / 1e6, harness_median / 1e6, gb.single_ns / harness_median);

@@ -218,16 +218,17 @@ public:
     core_ = core;
     // The runner's input sets, made by the runner's own code (inputs, and
     // an output for each kernel, laid out as in the runner), as many as it
-    // makes (plan_rotation: max(2 x LLC, 32 MiB) up to 128 MiB, then a
-    // flush of each call's inputs, as the runner does).
+    // makes (plan_rotation: max(2 x LLC, 32 MiB) up to 128 MiB and at most
+    // max_sets, with a flush of each call's inputs where the sets fall
+    // short of that, as the runner does; its default memory budget).
     auto task = sgemm_task(size);
     auto p = devices::problem::make(*devices::find_kind("gemm"),
       task.workloads[0], task.atol, task.rtol);
     auto plan = devices::plan_rotation(devices::last_level_cache_bytes());
-    auto count = std::max<uint64_t>(
-      2, (plan.target_bytes + p.set_bytes() - 1) / p.set_bytes());
+    auto count = devices::set_count(plan.target_bytes, uint64_t{1} << 30,
+      p.set_bytes(), devices::set_footprint(p));
     sets_ = devices::make_sets(p, count, 7);
-    flush_ = plan.flush_inputs;
+    flush_ = devices::flushes(plan, count, p.set_bytes());
     auto body = [this](benchmark::State& state) {
       for (auto _ : state) {
         auto& set = sets_[next_++ % sets_.size()];

@@ -76,7 +76,9 @@ struct workload_report {
   /// Paired samples in nanoseconds: element i of both came from round i.
   std::vector<int64_t> baseline_ns;
   std::vector<int64_t> candidate_ns;
-  /// Process CPU time and wall time summed over the timed candidate calls.
+  /// Process CPU time summed over the timed candidate calls, and the wall
+  /// time of the intervals it was read over (each call with the CPU-time
+  /// reads around it).
   int64_t candidate_cpu_ns = 0;
   int64_t candidate_wall_ns = 0;
   /// Input sets rotated through while timing, and the bytes of one set.

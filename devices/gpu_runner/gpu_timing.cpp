@@ -40,8 +40,13 @@ struct gpu_set {
 
 struct timed_call {
   int64_t event_ns = 0;
+  /// Host wall time from the start event until the device was idle.
   int64_t wall_ns = 0;
+  /// Process CPU time, read just outside wall_ns.
   int64_t cpu_ns = 0;
+  /// Wall time over the interval cpu_ns covers (see the CPU runner's
+  /// timing_phase.cpp): what the hidden-thread gate compares it with.
+  int64_t span_ns = 0;
   std::string error;
 };
 
@@ -67,11 +72,12 @@ timed_call time_one(const gpu_context& ctx, void* fn, device_problem& buffers,
   auto& api = *ctx.api;
   for (auto why : {buffers.poison(), flush_l2(ctx, flush_value)})
     if (!why.empty())
-      return {0, 0, 0, why};
+      return {0, 0, 0, 0, why};
+  auto s0 = std::chrono::steady_clock::now();
   auto cpu0 = cpu_now_ns();
   auto t0 = std::chrono::steady_clock::now();
   if (auto why = api.record(0); !why.empty())
-    return {0, 0, 0, why};
+    return {0, 0, 0, 0, why};
   auto rc = ctx.gk->call(fn, buffers.inputs().data(),
     buffers.outputs().data(), dims.data(), api.stream());
   auto stop = api.record(1);
@@ -80,6 +86,9 @@ timed_call time_one(const gpu_context& ctx, void* fn, device_problem& buffers,
     std::chrono::steady_clock::now() - t0)
                 .count();
   t.cpu_ns = cpu_now_ns() - cpu0;
+  t.span_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+    std::chrono::steady_clock::now() - s0)
+                .count();
   if (rc != 0)
     t.error = "the kernel returned error " + std::to_string(rc) + ": "
               + api.error_text(rc);
@@ -256,7 +265,7 @@ timing_outcome time_gpu_workload(
       return fail(eval_status::incorrect, why);
     result.baseline_ns.push_back(base.event_ns);
     result.candidate_ns.push_back(cand.event_ns);
-    result.candidate_wall_ns += cand.wall_ns;
+    result.candidate_wall_ns += cand.span_ns;
     result.candidate_cpu_ns += cand.cpu_ns;
     candidate_wall.push_back(cand.wall_ns);
     auto elapsed

@@ -55,7 +55,9 @@ struct timing_outcome {
   /// Paired samples in nanoseconds (round i gives element i of both).
   std::vector<int64_t> baseline_ns;
   std::vector<int64_t> candidate_ns;
-  /// Process CPU time and wall time summed over the timed candidate calls.
+  /// Process CPU time summed over the timed candidate calls, and the wall
+  /// time of the intervals it was read over (each call with the CPU-time
+  /// reads around it).
   int64_t candidate_cpu_ns = 0;
   int64_t candidate_wall_ns = 0;
   uint32_t input_sets = 0;

@@ -111,8 +111,12 @@ size_t set_count(uint64_t target, uint64_t memory_budget, uint64_t set_bytes,
   auto wanted = (target + set_bytes - 1) / set_bytes;
   auto affordable = std::max<uint64_t>(
     1, memory_budget / (footprint > 0 ? footprint : set_bytes));
-  return static_cast<size_t>(
-    std::min(std::max<uint64_t>(2, wanted), affordable));
+  auto capped = std::min<uint64_t>(std::max<uint64_t>(2, wanted), max_sets);
+  return static_cast<size_t>(std::min(capped, affordable));
+}
+
+bool flushes(const rotation_plan& plan, size_t count, uint64_t set_bytes) {
+  return plan.flush_inputs || count * set_bytes < plan.target_bytes;
 }
 
 uint64_t set_footprint(const problem& p) {

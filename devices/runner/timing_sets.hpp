@@ -85,12 +85,24 @@ void flush_inputs(const input_set& set);
 std::vector<input_set> make_sets(
   const problem& p, size_t count, uint64_t workload_seed);
 
+/// Input sets a workload rotates through at most. Past this, more sets of a
+/// tiny workload only cost untimed time (an 8x8x8 sgemm drew 131,072 sets
+/// of 1 KiB toward 128 MiB: 1.6 s of each evaluation); a rotation cut short
+/// of its target has its timed calls' inputs flushed instead (flushes).
+constexpr size_t max_sets = 4096;
+
 /// Number of input sets: enough that together their `set_bytes` of data
-/// exceed `target` bytes, at least 2, while their `footprint` (the memory a
-/// set takes, set_footprint; `set_bytes` when 0) stays within
-/// `memory_budget` (at least 1).
+/// exceed `target` bytes, at least 2 and at most max_sets, while their
+/// `footprint` (the memory a set takes, set_footprint; `set_bytes` when 0)
+/// stays within `memory_budget` (at least 1).
 size_t set_count(uint64_t target, uint64_t memory_budget, uint64_t set_bytes,
   uint64_t footprint = 0);
+
+/// Whether the timed calls of a rotation through `count` sets of
+/// `set_bytes` flush their inputs: when the plan says so, or when the sets
+/// hold less than the plan's target (cut by max_sets or by the memory
+/// budget), so that inputs are never timed warm from the cache.
+bool flushes(const rotation_plan& plan, size_t count, uint64_t set_bytes);
 
 /// The memory one input set of `p` takes: each buffer as page_allocator
 /// allocates it (guard zones included), plus the allocator's and the set's

@@ -82,6 +82,25 @@ TEST_CASE("the rotation covers the last-level cache twice, within the "
   CHECK(set_count(64u << 20, 1u << 20, 4u << 20) == 1);
 }
 
+TEST_CASE("tiny sets rotate through at most max_sets, and a rotation cut "
+          "short of its target flushes the timed calls' inputs") {
+  constexpr uint64_t mib = uint64_t{1} << 20;
+  // 1 KiB sets toward 128 MiB would be 131,072 of them.
+  CHECK(set_count(128 * mib, uint64_t{1} << 30, 1024) == max_sets);
+  CHECK(set_count(128 * mib, uint64_t{1} << 30, 32 * 1024) == max_sets);
+  CHECK(set_count(128 * mib, uint64_t{1} << 30, 64 * 1024) == 2048);
+  auto usual = plan_rotation(32 * mib);
+  REQUIRE_FALSE(usual.flush_inputs);
+  // Enough sets: no flush needed.
+  CHECK_FALSE(flushes(usual, 64, mib));
+  // Cut by max_sets: the inputs are flushed.
+  CHECK(flushes(usual, max_sets, 1024));
+  // Cut by the memory budget (two sets of 8 MiB): flushed too.
+  CHECK(flushes(usual, 2, 8 * mib));
+  // A plan that flushes always does.
+  CHECK(flushes(plan_rotation(508 * mib), 1000, mib));
+}
+
 TEST_CASE("input sets rotate through twice the last-level cache up to "
           "128 MiB, and past that the timed calls' inputs are flushed") {
   constexpr uint64_t mib = uint64_t{1} << 20;

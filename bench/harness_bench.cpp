@@ -225,8 +225,10 @@ public:
     auto p = devices::problem::make(*devices::find_kind("gemm"),
       task.workloads[0], task.atol, task.rtol);
     auto plan = devices::plan_rotation(devices::last_level_cache_bytes());
-    auto count = devices::set_count(plan.target_bytes, uint64_t{1} << 30,
-      p.set_bytes(), devices::set_footprint(p));
+    // The runner's budget: a quarter of the device's address-space limit.
+    auto budget = (devices::cpu_options{}.address_space_mib << 20) / 4;
+    auto count = devices::set_count(
+      plan.target_bytes, budget, p.set_bytes(), devices::set_footprint(p));
     sets_ = devices::make_sets(p, count, 7);
     flush_ = devices::flushes(plan, count, p.set_bytes());
     auto body = [this](benchmark::State& state) {

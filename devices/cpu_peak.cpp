@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
+#include <cstring>
 #include <memory>
 
 #include <immintrin.h>
@@ -19,12 +20,8 @@ using clock_type = std::chrono::steady_clock;
 /// Repetitions of each probe; the best one counts.
 constexpr int repetitions = 5;
 
-/// Loop trips of one FMA repetition (each trip: 12 chains of one FMA).
+/// Loop trips of one FMA repetition (each trip: fma_chains FMAs).
 constexpr long fma_trips = 400'000;
-
-/// Independent accumulator chains: more than latency × throughput of FMA
-/// units on current cores (4 cycles × 2 units = 8), so the units stay busy.
-constexpr int chains = 12;
 
 /// Elements of each triad array: 8 Mi doubles = 64 MiB per array.
 constexpr size_t triad_elements = size_t{8} << 20;
@@ -45,56 +42,64 @@ double best_rate(F fn) {
   return best;
 }
 
-__attribute__((target("avx512f"))) double fma_avx512() {
-  __m512 acc[chains];
-  for (auto& x : acc)
-    x = _mm512_set1_ps(1.0f);
-  const auto mul = _mm512_set1_ps(0.999999f);
-  const auto add = _mm512_set1_ps(1e-7f);
-  for (long t = 0; t < fma_trips; ++t)
+/// Sums every lane of every chain in `acc` into a double.
+template<class Vector>
+double lane_sum(const Vector* acc) {
+  double sum = 0;
+  for (int c = 0; c < fma_chains; ++c) {
+    float x[sizeof(Vector) / sizeof(float)];
+    std::memcpy(x, &acc[c], sizeof(Vector));
+    for (auto lane : x)
+      sum += lane;
+  }
+  return sum;
+}
+
+__attribute__((target("avx512f"))) fma_run fma_avx512(long trips) {
+  __m512 acc[fma_chains];
+  for (int c = 0; c < fma_chains; ++c)
+    acc[c] = _mm512_set1_ps(fma_chain_start(c));
+  const auto mul = _mm512_set1_ps(fma_mul);
+  const auto add = _mm512_set1_ps(fma_add);
+  for (long t = 0; t < trips; ++t)
     for (auto& x : acc)
       x = _mm512_fmadd_ps(x, mul, add);
-  alignas(64) float out[16];
-  _mm512_store_ps(out, acc[0]);
-  volatile float sink = out[0];
-  (void) sink;
-  return 2.0 * 16 * chains * fma_trips;
+  return {
+    2.0 * 16 * fma_chains * static_cast<double>(trips), 16, lane_sum(acc)};
 }
 
-__attribute__((target("avx2,fma"))) double fma_avx2() {
-  __m256 acc[chains];
-  for (auto& x : acc)
-    x = _mm256_set1_ps(1.0f);
-  const auto mul = _mm256_set1_ps(0.999999f);
-  const auto add = _mm256_set1_ps(1e-7f);
-  for (long t = 0; t < fma_trips; ++t)
+__attribute__((target("avx2,fma"))) fma_run fma_avx2(long trips) {
+  __m256 acc[fma_chains];
+  for (int c = 0; c < fma_chains; ++c)
+    acc[c] = _mm256_set1_ps(fma_chain_start(c));
+  const auto mul = _mm256_set1_ps(fma_mul);
+  const auto add = _mm256_set1_ps(fma_add);
+  for (long t = 0; t < trips; ++t)
     for (auto& x : acc)
       x = _mm256_fmadd_ps(x, mul, add);
-  alignas(32) float out[8];
-  _mm256_store_ps(out, acc[0]);
-  volatile float sink = out[0];
-  (void) sink;
-  return 2.0 * 8 * chains * fma_trips;
+  return {2.0 * 8 * fma_chains * static_cast<double>(trips), 8, lane_sum(acc)};
 }
 
-double fma_scalar() {
-  float acc[chains];
-  std::fill(acc, acc + chains, 1.0f);
-  for (long t = 0; t < fma_trips; ++t)
+fma_run fma_scalar(long trips) {
+  float acc[fma_chains];
+  for (int c = 0; c < fma_chains; ++c)
+    acc[c] = fma_chain_start(c);
+  for (long t = 0; t < trips; ++t)
     for (auto& x : acc)
-      x = x * 0.999999f + 1e-7f;
-  volatile float sink = acc[0];
-  (void) sink;
-  return 2.0 * chains * fma_trips;
+      x = x * fma_mul + fma_add;
+  return {2.0 * fma_chains * static_cast<double>(trips), 1, lane_sum(acc)};
 }
 
 double measure_flops() {
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f"))
-    return best_rate(fma_avx512);
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-    return best_rate(fma_avx2);
-  return best_rate(fma_scalar);
+  // The checksum keeps every chain live: before 2026-12-01 only the first
+  // chain reached the result, the compiler dropped the other 11, and the
+  // probe timed one dependent chain (FMA latency, not throughput).
+  volatile double sink = 0;
+  return best_rate([&] {
+    auto run = run_fma_probe(fma_trips);
+    sink = run.checksum;
+    return run.flops;
+  });
 }
 
 double measure_bandwidth() {
@@ -153,6 +158,15 @@ private:
 };
 
 } // namespace
+
+fma_run run_fma_probe(long trips) {
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f"))
+    return fma_avx512(trips);
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    return fma_avx2(trips);
+  return fma_scalar(trips);
+}
 
 caf::expected<cpu_peak> measure_cpu_peak(int core) {
   auto pin = pinned_thread::make(core);

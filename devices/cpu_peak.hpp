@@ -27,6 +27,34 @@ struct cpu_peak {
 /// looking faster than light (documented in docs/harness.md).
 constexpr double cpu_peak_safety_factor = 4.0;
 
+/// Independent accumulator chains of the FMA probe: more than latency x
+/// throughput of the FMA units of current cores (4 cycles x 2 units = 8),
+/// so that the units stay busy.
+constexpr int fma_chains = 12;
+
+/// Each chain's step x <- x * fma_mul + fma_add, from fma_chain_start(c).
+constexpr float fma_mul = 0.999999f;
+constexpr float fma_add = 1e-7f;
+
+constexpr float fma_chain_start(int chain) {
+  return 1.0f + static_cast<float>(chain) / 16;
+}
+
+/// One run of the FMA probe.
+struct fma_run {
+  /// FLOPs done (an FMA counts as two).
+  double flops = 0;
+  /// fp32 lanes of each chain: 16 (AVX-512F), 8 (AVX2+FMA) or 1 (scalar).
+  int lanes = 0;
+  /// The sum of every lane of every chain at the end: it depends on each
+  /// chain, so the compiler cannot drop any of them.
+  double checksum = 0;
+};
+
+/// Runs `trips` steps of every FMA chain in the widest code this CPU
+/// supports (AVX-512F, else AVX2+FMA, else scalar).
+fma_run run_fma_probe(long trips);
+
 /// Measures the core's best fp32 FMA throughput (the widest of AVX-512F,
 /// AVX2+FMA or scalar code that this CPU supports, several independent
 /// accumulator chains) and its STREAM-triad bandwidth on 64 MiB arrays; each

@@ -2,6 +2,8 @@
 // T_SOL of a workload, and which runs the gate rejects (devices/cpu_peak.hpp,
 // devices/scoring.hpp). The end-to-end case is in hostile_candidates_test.cpp.
 
+#include <cmath>
+
 #include <sched.h>
 
 #include <catch2/catch.hpp>
@@ -49,6 +51,26 @@ TEST_CASE("the peak probe measures positive FLOP and byte rates on a core") {
   CHECK(peak->flops_per_s > 1e8);
   CHECK(peak->bytes_per_s > 1e8);
   CHECK(cpu_peak_safety_factor >= 2);
+}
+
+TEST_CASE("every chain of the FMA probe reaches its result, so none is "
+          "dropped as dead code") {
+  // Before, only the first chain reached the result: the compiler dropped
+  // the other 11 and the probe timed one dependent chain, which read 1.5 x
+  // the core's real FMA throughput on a Zen 5 core.
+  const long trips = 5;
+  auto run = run_fma_probe(trips);
+  REQUIRE((run.lanes == 1 || run.lanes == 8 || run.lanes == 16));
+  double expected = 0;
+  for (int c = 0; c < fma_chains; ++c) {
+    float x = fma_chain_start(c);
+    for (long t = 0; t < trips; ++t)
+      x = std::fma(x, fma_mul, fma_add);
+    expected += run.lanes * static_cast<double>(x);
+  }
+  // The scalar code may round the multiply and the add separately.
+  CHECK(run.checksum == Approx(expected).epsilon(1e-6));
+  CHECK(run.flops == 2.0 * run.lanes * fma_chains * trips);
 }
 
 TEST_CASE("the peak probe refuses a core this process may not use") {

@@ -24,8 +24,9 @@ new run directory, <run.root>/<run.name>-<date>-<time> unless --run-dir
 names one. --mode and --seed override run.mode and run.seed (the run's log
 keeps the configuration with the override, so a resume uses it too):
 eat restructures teams on plateaus, flat puts all agents in one team,
-single runs one agent (docs/supervisor.md). Prints a line per evaluation and ends with the best speedup, the
-number of candidates tried and where the best kernel's source is.
+single runs one agent (docs/supervisor.md). Prints a line per evaluation
+and ends with the best speedup, the number of candidates tried and where
+the best kernel's source is.
 Interrupt with Ctrl-C (or kill it); 'eat resume RUN_DIR' continues.
 )";
 

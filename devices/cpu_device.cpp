@@ -94,7 +94,8 @@ public:
     : id_(std::move(id)), opts_(std::move(opts)), compiler_(std::move(comp)),
       core_(core), peak_(peak) {
     description_ = id_ + ": " + cpu_model() + ", core " + std::to_string(core_)
-                   + ", " + compiler_.identity() + ", " + peak_text(peak_);
+                   + ", " + compiler_.identity()
+                   + ", speed-of-light gate: " + peak_text(peak_);
     compiler_text_
       = compiler_.identity() + "; " + join(shared_object_flags(opts_.flags));
     caps_.kind = "cpu";

@@ -4,7 +4,9 @@
 #include <cstdio>
 #include <thread>
 
+#include "actors/protocol/error.hpp"
 #include "devices/cpu_device.hpp"
+#include "devices/cpu_peak.hpp"
 #include "devices/gpu_probe.hpp"
 #include "runtime/cli.hpp"
 
@@ -17,8 +19,10 @@ constexpr const char* devices_help = R"(usage: eat devices [--check]
 Lists the devices of this machine: the CPU, and for each GPU backend (cuda,
 hip) the GPUs its runtime reports with model, architecture, memory and
 identity, or why there are none (built without the toolkit, no driver, no
-device). --check runs a small kernel on every GPU and verifies its output;
-eat exits 1 if one fails.
+device). --check also runs the CPU's peak probe on the core a CPU device
+uses by default (fp32 FMA throughput and STREAM-triad bandwidth, the
+figures behind the speed-of-light gate) and a small kernel on every GPU,
+verifying its output; eat exits 1 if one fails.
 )";
 
 std::string gib(uint64_t bytes) {
@@ -54,6 +58,28 @@ bool show(std::ostream& out, const std::string& backend,
   return healthy;
 }
 
+/// Runs the CPU's peak probe on the default core; false when it failed.
+bool show_cpu_peak(std::ostream& out) {
+  auto core = devices::resolve_core(-1);
+  auto peak = core ? devices::measure_cpu_peak(*core)
+                   : caf::expected<devices::cpu_peak>{core.error()};
+  if (!peak) {
+    out << "  peak probe FAILED: " << render(peak.error()) << "\n";
+    return false;
+  }
+  auto measured = [&](double x) {
+    char buf[32];
+    std::snprintf(
+      buf, sizeof(buf), "%.1f", x / devices::cpu_peak_safety_factor / 1e9);
+    return std::string{buf};
+  };
+  out << "  core " << *core << ": " << measured(peak->flops_per_s)
+      << " GFLOP/s fp32 FMA, " << measured(peak->bytes_per_s)
+      << " GB/s STREAM triad (the speed-of-light gate allows "
+      << devices::cpu_peak_safety_factor << " times these)\n";
+  return true;
+}
+
 } // namespace
 
 exit_code cmd_devices(const std::vector<std::string>& args, std::ostream& out) {
@@ -64,7 +90,9 @@ exit_code cmd_devices(const std::vector<std::string>& args, std::ostream& out) {
   bool check = std::get<parsed_args>(parsed).options.count("check") > 0;
   out << "cpu: " << devices::cpu_model() << ", "
       << std::thread::hardware_concurrency() << " core(s) online\n";
-  bool ok = show(out, "cuda", devices::probe_cuda(), check, devices::check_cuda);
+  bool ok = !check || show_cpu_peak(out);
+  ok = show(out, "cuda", devices::probe_cuda(), check, devices::check_cuda)
+       && ok;
   ok = show(out, "hip", devices::probe_hip(), check, devices::check_hip) && ok;
   return ok ? exit_code::ok : exit_code::failed;
 }

@@ -213,3 +213,15 @@ TEST_CASE("eat devices lists the CPU and says for each GPU backend what it "
   CHECK_THAT(r.out, Catch::Contains("\nhip: "));
   CHECK(eat_cli({"devices", "extra"}).code == exit_code::usage);
 }
+
+TEST_CASE("eat devices --check measures the CPU's peaks behind the "
+          "speed-of-light gate") {
+  auto r = eat_cli({"devices", "--check"});
+  INFO(r.out);
+  CHECK_THAT(r.out, Catch::Matches("cpu: [^\\n]*\\n  core [0-9]+: [0-9.]+ "
+                                   "GFLOP/s fp32 FMA, [0-9.]+ GB/s STREAM "
+                                   "triad \\(the speed-of-light gate allows "
+                                   "4 times these\\)\\n(.|\\n)*"));
+  // Without --check, no probe runs.
+  CHECK_THAT(eat_cli({"devices"}).out, !Catch::Contains("GFLOP/s"));
+}

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <string_view>
 
 #include "actors/protocol/error.hpp"
 #include "devices/scratch_dir.hpp"
@@ -45,6 +46,23 @@ std::string read_file(const fs::path& path) {
 }
 
 } // namespace
+
+std::string first_error_line(const std::string& log) {
+  size_t begin = 0;
+  while (begin < log.size()) {
+    auto end = log.find('\n', begin);
+    if (end == std::string::npos)
+      end = log.size();
+    auto line = std::string_view{log}.substr(begin, end - begin);
+    if (line.find("error") != std::string_view::npos
+        || line.find("undefined reference") != std::string_view::npos) {
+      auto text = std::string{line};
+      return text.size() > 300 ? text.substr(0, 300) + "..." : text;
+    }
+    begin = end + 1;
+  }
+  return {};
+}
 
 std::vector<std::string> shared_object_flags(std::vector<std::string> flags) {
   flags.emplace_back("-shared");
@@ -127,6 +145,9 @@ caf::expected<compile_result> compiler::compile(const std::string& source,
         .count();
   if (run->timed_out || !run->status.exited || run->status.code != 0) {
     result.failure = describe_failure(*run, timeout_s_);
+    if (auto line = first_error_line(result.log);
+        !run->timed_out && !line.empty())
+      result.failure += ": " + line;
     return result;
   }
   // The log goes first, so that whoever finds the object finds its log.

@@ -26,7 +26,9 @@ struct compile_result {
   /// Compiler output (warnings, errors); on a cache hit, the output of the
   /// compile that filled the cache.
   std::string log;
-  /// Why it failed, e.g. "exited with status 1" or "timed out after 120 s".
+  /// Why it failed, e.g. "exited with status 1: candidate.cpp:3:10: error:
+  /// 'x' was not declared in this scope" (with the log's first error line)
+  /// or "timed out after 120 s".
   std::string failure;
   /// True if the object came from the cache.
   bool cached = false;
@@ -66,6 +68,11 @@ private:
   std::string cache_dir_;
   double timeout_s_;
 };
+
+/// The first line of a compiler's output that reports an error (one holding
+/// "error" or, from the linker, "undefined reference"), cut to 300
+/// characters; "" if there is none.
+std::string first_error_line(const std::string& log);
 
 /// Returns `flags` followed by "-shared -fPIC": what compile() passes.
 std::vector<std::string> shared_object_flags(std::vector<std::string> flags);

@@ -8,6 +8,7 @@
 
 #include "actors/agent/render.hpp"
 #include "actors/protocol/error.hpp"
+#include "devices/compiler.hpp"
 #include "devices/kind.hpp"
 #include "runtime/task_file.hpp"
 
@@ -30,10 +31,15 @@ std::string line_with(const std::string& log, std::string_view needle) {
   return line.size() > 300 ? line.substr(0, 300) + "..." : line;
 }
 
-/// The compiler's first error line, for a short failure message.
-std::string first_error(const std::string& log) {
-  auto line = line_with(log, "error");
-  return line.empty() ? log.substr(0, 300) : line;
+/// `detail` with the compiler's first error line from `log`, unless it
+/// holds that line already (a device's compile failure names it).
+std::string with_first_error(std::string detail, const std::string& log) {
+  auto line = devices::first_error_line(log);
+  if (line.empty())
+    line = log.substr(0, 300);
+  if (!line.empty() && detail.find(line) == std::string::npos)
+    detail += " (" + line + ")";
+  return detail;
 }
 
 candidate make_candidate(
@@ -67,7 +73,7 @@ task_check_line check_source(const task_spec& task, devices::device& dev,
     return {task.name, what, true, timing_note(r)};
   auto detail = std::string{to_string(r.status)} + ": " + r.detail;
   if (r.status == eval_status::compile_error)
-    detail += " (" + first_error(r.build_log) + ")";
+    detail = with_first_error(std::move(detail), r.build_log);
   return {task.name, what, false, detail};
 }
 
@@ -86,7 +92,7 @@ task_check_line compile_source(const task_spec& task, const prepare_fn& prepare,
         + " device here"};
   auto detail = std::string{to_string(prep.status)} + ": " + prep.detail;
   if (!prep.build_log.empty())
-    detail += " (" + first_error(prep.build_log) + ")";
+    detail = with_first_error(std::move(detail), prep.build_log);
   return {task.name, what, false, detail};
 }
 
@@ -118,7 +124,7 @@ task_check_line check_instance(const task_spec& task, const prepare_fn& prepare,
   }
   line.detail = std::string{to_string(prep.status)} + ": " + prep.detail;
   if (prep.status == eval_status::compile_error)
-    line.detail += " (" + first_error(prep.build_log) + ")";
+    line.detail = with_first_error(std::move(line.detail), prep.build_log);
   return line;
 }
 

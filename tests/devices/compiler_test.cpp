@@ -66,10 +66,33 @@ TEST_CASE("a rejected source gives the compiler's output and no object") {
   auto result = c.compile("int f() { return nope; }\n", flags, "candidate.cpp");
   REQUIRE(result);
   CHECK_FALSE(result->ok);
-  CHECK(result->failure == "exited with status 1");
+  // The failure names the compiler's first error line.
+  CHECK_THAT(
+    result->failure, Catch::StartsWith("exited with status 1: candidate.cpp:1:")
+                       && Catch::Contains("error") && Catch::Contains("nope"));
   CHECK(result->log.find("candidate.cpp:1") != std::string::npos);
   CHECK(result->log.find("nope") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(result->so_path));
+}
+
+TEST_CASE("the first error line of a compiler's output is the one that "
+          "names an error") {
+  CHECK(first_error_line("") == "");
+  CHECK(first_error_line("a.cpp:1:5: warning: unused\n") == "");
+  CHECK(first_error_line("a.cpp: In function 'f':\n"
+                         "a.cpp:2:3: warning: unused\n"
+                         "a.cpp:4:1: error: static assertion failed: invalid "
+                         "combination: mr=8\n"
+                         "a.cpp:5:1: error: later\n")
+        == "a.cpp:4:1: error: static assertion failed: invalid combination: "
+           "mr=8");
+  // The linker's own line says which symbol; collect2's only that it failed.
+  CHECK(first_error_line("/usr/bin/ld: a.o: in function `f':\n"
+                         "a.cpp:(.text+0x5): undefined reference to `g'\n"
+                         "collect2: error: ld returned 1 exit status\n")
+        == "a.cpp:(.text+0x5): undefined reference to `g'");
+  auto long_line = "error: " + std::string(400, 'x');
+  CHECK(first_error_line(long_line) == long_line.substr(0, 300) + "...");
 }
 
 TEST_CASE("a compile past its deadline is killed and reported") {

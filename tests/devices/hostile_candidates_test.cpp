@@ -122,11 +122,14 @@ TEST_CASE("a hanging candidate times out and the device keeps working") {
 }
 
 TEST_CASE("a candidate that does not compile is a compile error with the "
-          "compiler's message in the build log") {
+          "compiler's first error in its detail and all of it in the build "
+          "log") {
   auto result = evaluate_source("#include <cstdint>\n"
                                 "extern \"C\" void eat_gemm() { return 1 }\n");
   CHECK(result.status == eval_status::compile_error);
-  CHECK(contains(result.detail, "does not compile"));
+  CHECK(contains(result.detail,
+    "the candidate does not compile: exited with status 1: candidate.cpp:2:"));
+  CHECK(contains(result.detail, "error"));
   CHECK(contains(result.build_log, "candidate.cpp:2"));
   CHECK(contains(result.build_log, "error"));
   CHECK(result.workloads.empty());

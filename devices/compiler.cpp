@@ -47,6 +47,20 @@ std::string read_file(const fs::path& path) {
 
 } // namespace
 
+namespace {
+
+/// True if `line` holds "error:" as a word ("a.cpp:3:1: error:", "fatal
+/// error:", "a.cu(3): error:"), not as the end of a name ("system_error:39").
+bool reports_error(std::string_view line) {
+  for (auto at = line.find("error:"); at != std::string_view::npos;
+       at = line.find("error:", at + 1))
+    if (at == 0 || line[at - 1] == ' ' || line[at - 1] == ':')
+      return true;
+  return false;
+}
+
+} // namespace
+
 std::string first_error_line(const std::string& log) {
   size_t begin = 0;
   while (begin < log.size()) {
@@ -54,7 +68,7 @@ std::string first_error_line(const std::string& log) {
     if (end == std::string::npos)
       end = log.size();
     auto line = std::string_view{log}.substr(begin, end - begin);
-    if (line.find("error") != std::string_view::npos
+    if (reports_error(line)
         || line.find("undefined reference") != std::string_view::npos) {
       auto text = std::string{line};
       return text.size() > 300 ? text.substr(0, 300) + "..." : text;

@@ -70,8 +70,8 @@ private:
 };
 
 /// The first line of a compiler's output that reports an error (one holding
-/// "error" or, from the linker, "undefined reference"), cut to 300
-/// characters; "" if there is none.
+/// "error:" as a word, as g++, clang and nvcc write it, or the linker's
+/// "undefined reference"), cut to 300 characters; "" if there is none.
 std::string first_error_line(const std::string& log);
 
 /// Returns `flags` followed by "-shared -fPIC": what compile() passes.

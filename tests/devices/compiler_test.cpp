@@ -79,7 +79,9 @@ TEST_CASE("the first error line of a compiler's output is the one that "
           "names an error") {
   CHECK(first_error_line("") == "");
   CHECK(first_error_line("a.cpp:1:5: warning: unused\n") == "");
-  CHECK(first_error_line("a.cpp: In function 'f':\n"
+  CHECK(first_error_line("In file included from /usr/include/c++/12/"
+                         "system_error:39,\n"
+                         "a.cpp: In function 'f':\n"
                          "a.cpp:2:3: warning: unused\n"
                          "a.cpp:4:1: error: static assertion failed: invalid "
                          "combination: mr=8\n"
@@ -91,6 +93,10 @@ TEST_CASE("the first error line of a compiler's output is the one that "
                          "a.cpp:(.text+0x5): undefined reference to `g'\n"
                          "collect2: error: ld returned 1 exit status\n")
         == "a.cpp:(.text+0x5): undefined reference to `g'");
+  CHECK(first_error_line("a.cu(3): error: expected a \";\"\n")
+        == "a.cu(3): error: expected a \";\"");
+  CHECK(first_error_line("a.cpp:1:10: fatal error: x.h: No such file\n")
+        == "a.cpp:1:10: fatal error: x.h: No such file");
   auto long_line = "error: " + std::string(400, 'x');
   CHECK(first_error_line(long_line) == long_line.substr(0, 300) + "...");
 }

@@ -20,8 +20,12 @@
 //         real), busy_s / wall_s as the pool measures them (goal >= 95 %).
 //
 // Usage: harness_bench [--quick] [--candidates N] [--core C]
+//                      [--min-time S] [--max-rel-se X]
 // --quick: 5 evaluations in (i), m=n=k=256, 20 candidates in (iii).
 // --core: the core the devices (and Google Benchmark) use; default the last.
+// --min-time, --max-rel-se: the stopping rule of (i) (timing_options'
+// min_time_s and max_rel_se; default the device's defaults), to tell the
+// sampling error of a median from the machine's drift.
 // docs/performance.md records the figures.
 
 #include <algorithm>
@@ -67,6 +71,8 @@ struct settings {
   int candidates = 100;
   /// Core of the cpu devices; -1: the last one this process may use.
   int core = -1;
+  /// The stopping rule of (i).
+  devices::timing_options timing;
 };
 
 settings parse(int argc, char** argv) {
@@ -81,11 +87,20 @@ settings parse(int argc, char** argv) {
       s.core = std::atoi(argv[++i]);
     } else if (std::strcmp(argv[i], "--candidates") == 0 && i + 1 < argc) {
       s.candidates = std::max(1, std::atoi(argv[++i]));
+    } else if (std::strcmp(argv[i], "--min-time") == 0 && i + 1 < argc) {
+      s.timing.min_time_s = std::atof(argv[++i]);
+    } else if (std::strcmp(argv[i], "--max-rel-se") == 0 && i + 1 < argc) {
+      s.timing.max_rel_se = std::atof(argv[++i]);
     } else {
       std::fprintf(stderr, "usage: harness_bench [--quick] [--candidates N] "
-                           "[--core C]\n");
+                           "[--core C] [--min-time S] [--max-rel-se X]\n");
       std::exit(2);
     }
+  }
+  if (!(s.timing.min_time_s >= 0) || !(s.timing.max_rel_se > 0)) {
+    std::fprintf(stderr, "harness_bench: --min-time must be >= 0 and "
+                         "--max-rel-se > 0\n");
+    std::exit(2);
   }
   return s;
 }
@@ -416,15 +431,17 @@ int main(int argc, char** argv) {
   auto s = parse(argc, argv);
   std::printf("load average at start: %s\n", load_average().c_str());
   bench::scratch_dir scratch;
-  auto dev = unwrap(devices::make_cpu_device("cpu0",
-                      device_options((scratch.path() / "i").string(), s.core)),
-    "cpu device");
+  auto opts = device_options((scratch.path() / "i").string(), s.core);
+  opts.timing = s.timing;
+  auto dev = unwrap(devices::make_cpu_device("cpu0", opts), "cpu device");
   auto core = unwrap(devices::resolve_core(s.core), "core");
   auto task = sgemm_task(s.size);
   auto c = tiled("tiled", "ikj", 32, 256, 64);
   std::printf("(i) %d evaluations of tiled ikj 32x256x64 at m=n=k=%lld on "
-              "core %d, (ii) each followed by a Google Benchmark round\n",
-    s.evaluations, static_cast<long long>(s.size), core);
+              "core %d (stopping at >= %g s and a relative SE < %g), (ii) "
+              "each followed by a Google Benchmark round\n",
+    s.evaluations, static_cast<long long>(s.size), core, s.timing.min_time_s,
+    s.timing.max_rel_se);
   auto rep = repeatability(s, *dev, task, c, core);
   auto harness_median = median(rep.medians_ns);
   gb_figures gb{median(rep.gb_single_ns), median(rep.gb_batch_ns)};

@@ -102,8 +102,9 @@ public:
     caps_.model = cpu_model();
     caps_.arch = cpu_arch();
     caps_.memory_bytes = opts_.address_space_mib * 1024 * 1024;
-    caps_.peak_flops = peak_.flops_per_s;
-    caps_.peak_bytes_per_s = peak_.bytes_per_s;
+    // The core's peaks as measured; the gate allows the factor on top.
+    caps_.peak_flops = peak_.flops_per_s / cpu_peak_safety_factor;
+    caps_.peak_bytes_per_s = peak_.bytes_per_s / cpu_peak_safety_factor;
     caps_.identity = "cpu:core" + std::to_string(core_) + ":" + caps_.model;
   }
 

@@ -31,7 +31,10 @@ struct device_caps {
   std::string arch;
   /// Memory available to a kernel, in bytes (0 when unknown).
   uint64_t memory_bytes = 0;
-  /// Peak floating-point rate and memory bandwidth (measured or tabled).
+  /// Peak floating-point rate and memory bandwidth: a CPU core's as its
+  /// probe measured them (its speed-of-light gate allows
+  /// cpu_peak_safety_factor times these), a GPU's from the table by model
+  /// or measured.
   double peak_flops = 0;
   double peak_bytes_per_s = 0;
   /// Stable identity across restarts, e.g. "cpu:core1:AMD EPYC 9R14" or a

@@ -145,13 +145,18 @@ TEST_CASE("with no slack, as on a GPU whose gate is the datasheet's, the "
   CHECK(run.workloads[1].sol_fraction == Approx(0.25));
 }
 
-TEST_CASE("a CPU device names its peaks in its description") {
+TEST_CASE("a CPU device names the gate's peaks in its description and the "
+          "core's in its capabilities") {
   auto dir = make_temp_dir();
   auto opts = fast_options(dir);
   opts.peak_flops_override = 3e9;
   opts.peak_bw_override = 5e9;
   auto dev = make_device(opts);
-  CHECK(contains(dev->description(), "peak ~3 GFLOP/s, ~5 GB/s"));
+  CHECK(contains(
+    dev->description(), "speed-of-light gate: peak ~3 GFLOP/s, ~5 GB/s"));
+  // Its capabilities are the core's peaks, which the gate multiplies.
+  CHECK(dev->caps().peak_flops == Approx(3e9 / cpu_peak_safety_factor));
+  CHECK(dev->caps().peak_bytes_per_s == Approx(5e9 / cpu_peak_safety_factor));
   opts.peak_flops_override = 0;
   opts.peak_bw_override = 0;
   auto measured = make_device(opts);

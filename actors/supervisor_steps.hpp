@@ -8,18 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "actors/protocol/wire.hpp"
+#include "actors/protocol/event_body.hpp"
 #include "actors/supervisor.hpp"
 
 namespace eat {
-
-template <class T>
-event make_event(event_kind kind, const T& body) {
-  event e;
-  e.kind = kind;
-  e.body = wire::encode(body);
-  return e;
-}
 
 /// "t<n>".
 std::string team_id(uint32_t n);

@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "actors/artifacts.hpp"
-#include "actors/protocol/wire.hpp"
+#include "actors/protocol/event_body.hpp"
 
 namespace eat {
 
@@ -85,9 +85,7 @@ void record(team_pointer self, candidate c, eval_result r) {
   auto new_best = r.status == eval_status::passed
                   && r.geomean_speedup > st.progress.best_speedup;
   auto files = evaluation_files(c, r, new_best);
-  event e;
-  e.kind = event_kind::evaluation_finished;
-  e.body = wire::encode(r);
+  auto e = make_event(event_kind::evaluation_finished, r);
   self
     ->request(st.links.store, caf::infinite, commit_atom_v,
               std::vector<event>{std::move(e)}, std::move(files))
@@ -129,9 +127,8 @@ void run_on_device(team_pointer self, candidate c) {
 
 void evaluate(team_pointer self, candidate c) {
   auto& st = self->state;
-  event e;
-  e.kind = event_kind::evaluation_started;
-  e.body = wire::encode(evaluation_started{c.id, st.opts.device_name});
+  auto e = make_event(event_kind::evaluation_started,
+    evaluation_started{c.id, st.opts.device_name});
   self->request(st.links.store, caf::infinite, append_atom_v, std::move(e))
     .then([=](uint64_t) mutable { run_on_device(self, std::move(c)); },
           [=](caf::error& err) {
@@ -146,9 +143,7 @@ void submit(team_pointer self, candidate c, const std::string& transcript) {
   st.history.submitted += 1;
   st.progress.tokens += c.tokens;
   c.id = candidate_id(st.opts.id, st.history.submitted);
-  event e;
-  e.kind = event_kind::candidate_submitted;
-  e.body = wire::encode(c);
+  auto e = make_event(event_kind::candidate_submitted, c);
   std::vector<file_write> files;
   if (!transcript.empty())
     files.push_back({candidate_dir(c) + "transcript.md", transcript, c.agent});

@@ -1,5 +1,6 @@
-// Events for the tests of the log and of what reads it: a raw body, or a
-// message encoded as the run writer encodes it.
+// Events for the tests of the log and of what reads it: a raw body here,
+// or a message encoded as the runtime encodes it (eat::make_event,
+// actors/protocol/event_body.hpp).
 
 #pragma once
 
@@ -7,7 +8,7 @@
 #include <utility>
 
 #include "actors/protocol/event.hpp"
-#include "actors/protocol/wire.hpp"
+#include "actors/protocol/event_body.hpp"
 
 namespace eat::test {
 
@@ -17,15 +18,6 @@ inline event make_event(
   event e;
   e.kind = kind;
   e.body = std::move(body);
-  return e;
-}
-
-/// An event of `kind` whose body is `body`, encoded for the log.
-template<class T>
-event encoded_event(event_kind kind, const T& body) {
-  event e;
-  e.kind = kind;
-  e.body = wire::encode(body);
   return e;
 }
 

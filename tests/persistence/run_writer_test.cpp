@@ -25,8 +25,6 @@ using namespace eat::persistence;
 
 namespace {
 
-using eat::test::encoded_event;
-
 std::vector<event> start_events() {
   run_started s;
   s.run_id = "r";
@@ -34,8 +32,8 @@ std::vector<event> start_events() {
   team_spawned t;
   t.team = "t1";
   t.strategy = "local";
-  return {encoded_event(event_kind::run_started, s),
-    encoded_event(event_kind::team_spawned, t)};
+  return {make_event(event_kind::run_started, s),
+    make_event(event_kind::team_spawned, t)};
 }
 
 candidate make_candidate(uint64_t n) {
@@ -75,7 +73,7 @@ TEST_CASE("the writer commits events, files and views together") {
   REQUIRE(w);
   CHECK(must((*w)->commit(start_events(), {})) == 2);
   auto c = make_candidate(1);
-  CHECK(must((*w)->commit({encoded_event(event_kind::candidate_submitted, c)},
+  CHECK(must((*w)->commit({make_event(event_kind::candidate_submitted, c)},
           {{kernel_path(c), c.source, "t1"}}))
         == 3);
   CHECK((*w)->history().teams.at("t1").submitted == 1);
@@ -96,8 +94,8 @@ TEST_CASE("an event that does not fit the history is refused with its whole "
   auto c = make_candidate(1);
   auto ghost = make_candidate(9);
   auto refused = (*w)->commit(
-    {encoded_event(event_kind::candidate_submitted, c),
-      encoded_event(event_kind::evaluation_finished, make_result(ghost, 2.0))},
+    {make_event(event_kind::candidate_submitted, c),
+      make_event(event_kind::evaluation_finished, make_result(ghost, 2.0))},
     {{kernel_path(c), c.source, "t1"}});
   REQUIRE(!refused);
   CHECK_THAT(render(refused.error()), Catch::Contains("unknown candidate"));
@@ -105,9 +103,8 @@ TEST_CASE("an event that does not fit the history is refused with its whole "
   CHECK(!file_tree{**s}.get(kernel_path(c)));
   CHECK((*w)->history().candidates.empty()); // the batch's first event undone
   // The writer goes on from where the store is.
-  CHECK(
-    must((*w)->commit({encoded_event(event_kind::candidate_submitted, c)}, {}))
-    == 3);
+  CHECK(must((*w)->commit({make_event(event_kind::candidate_submitted, c)}, {}))
+        == 3);
 }
 
 TEST_CASE("a lesson rewrites /learning.md from every lesson") {
@@ -119,14 +116,14 @@ TEST_CASE("a lesson rewrites /learning.md from every lesson") {
   must((*w)->commit(start_events(), {}));
   auto c = make_candidate(1);
   must((*w)->commit(
-    {encoded_event(event_kind::candidate_submitted, c),
-      encoded_event(event_kind::evaluation_finished, make_result(c, 3))},
+    {make_event(event_kind::candidate_submitted, c),
+      make_event(event_kind::evaluation_finished, make_result(c, 3))},
     {}));
   learning_entry lesson;
   lesson.id = "L0001";
   lesson.text = "**tiled / order**: ikj wins.";
   lesson.evidence = {c.id};
-  must((*w)->commit({encoded_event(event_kind::learning_added, lesson)}, {}));
+  must((*w)->commit({make_event(event_kind::learning_added, lesson)}, {}));
   auto doc = file_tree{**s}.get("/learning.md");
   REQUIRE(doc);
   CHECK_THAT(*doc, Catch::Contains("L0001"));
@@ -144,9 +141,9 @@ TEST_CASE("a reopened writer has the history the last one had") {
     must((*w)->commit(start_events(), {}));
     for (uint64_t n = 1; n <= 5; ++n) {
       auto c = make_candidate(n);
-      must((*w)->commit({encoded_event(event_kind::candidate_submitted, c),
-                          encoded_event(event_kind::evaluation_finished,
-                            make_result(c, 1.0 + n))},
+      must((*w)->commit(
+        {make_event(event_kind::candidate_submitted, c),
+          make_event(event_kind::evaluation_finished, make_result(c, 1.0 + n))},
         {}));
     }
     before = all_views((*w)->history());
@@ -178,12 +175,12 @@ int commit_until_killed(const std::filesystem::path& dir, int out) {
     caf::expected<std::vector<uint64_t>> seqs = caf::error{};
     if (!team.unfinished.empty()) {
       auto c = team.unfinished.front();
-      seqs = writer.commit({encoded_event(event_kind::evaluation_finished,
+      seqs = writer.commit({make_event(event_kind::evaluation_finished,
                              make_result(c, 1.0 + step % 7))},
         {{"/teams/t1/candidates/" + c.id + "/result.md", "passed\n", "t1"}});
     } else {
       auto c = make_candidate(team.submitted + 1);
-      seqs = writer.commit({encoded_event(event_kind::candidate_submitted, c)},
+      seqs = writer.commit({make_event(event_kind::candidate_submitted, c)},
         {{kernel_path(c), c.source, "t1"}});
     }
     if (!seqs)

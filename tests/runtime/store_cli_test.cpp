@@ -23,7 +23,6 @@ using namespace eat;
 namespace {
 
 using eat::test::eat_cli;
-using eat::test::encoded_event;
 
 /// A run directory with one team, one evaluated candidate, its files, and
 /// a file written twice.
@@ -51,12 +50,12 @@ struct sample_run {
     r.candidate = c.id;
     r.status = eval_status::passed;
     r.geomean_speedup = 2.5;
-    REQUIRE((*w)->commit({encoded_event(event_kind::run_started, start),
-                           encoded_event(event_kind::team_spawned, team)},
+    REQUIRE((*w)->commit({make_event(event_kind::run_started, start),
+                           make_event(event_kind::team_spawned, team)},
       {{"/config.toml", "[run]\n", "operator"}}));
-    REQUIRE((*w)->commit({encoded_event(event_kind::candidate_submitted, c)},
+    REQUIRE((*w)->commit({make_event(event_kind::candidate_submitted, c)},
       {{"/teams/t1/candidates/t1-c0001/kernel.cpp", c.source, "t1.a1"}}));
-    REQUIRE((*w)->commit({encoded_event(event_kind::evaluation_finished, r)},
+    REQUIRE((*w)->commit({make_event(event_kind::evaluation_finished, r)},
       {{"/teams/t1/notes.md", "first notes\n", "t1"},
         {"/teams/t1/notes.md", "second notes\n", "t1"}}));
   }

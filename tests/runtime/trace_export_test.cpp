@@ -35,7 +35,6 @@ using eat::test::problems;
 namespace {
 
 using eat::test::eat_cli;
-using eat::test::encoded_event;
 
 // --- Hand-made results ----------------------------------------------------
 
@@ -364,7 +363,7 @@ TEST_CASE("eat export traces refuses what is not a run, an empty run, and an "
   start.run_id = "x";
   start.spec = three_workload_task();
   auto dir = tmp.path() / "run";
-  write_run(tmp.path(), dir, {encoded_event(event_kind::run_started, start)});
+  write_run(tmp.path(), dir, {make_event(event_kind::run_started, start)});
   auto empty = eat_cli({"export", "traces", dir.string()});
   CHECK(empty.code == exit_code::bad_run_dir);
   CHECK_THAT(empty.out, Catch::Contains("no evaluated candidate"));
@@ -387,12 +386,11 @@ TEST_CASE("eat export traces writes a stopped run's evaluated candidates and "
     r.workloads.push_back(measured(name, eval_status::passed));
   auto dir = tmp.path() / "run";
   write_run(tmp.path(), dir,
-    {encoded_event(event_kind::run_started, start),
-      encoded_event(event_kind::team_spawned, team),
-      encoded_event(event_kind::candidate_submitted, sample_candidate("t1-c1")),
-      encoded_event(event_kind::evaluation_finished, r),
-      encoded_event(
-        event_kind::candidate_submitted, sample_candidate("t1-c2"))});
+    {make_event(event_kind::run_started, start),
+      make_event(event_kind::team_spawned, team),
+      make_event(event_kind::candidate_submitted, sample_candidate("t1-c1")),
+      make_event(event_kind::evaluation_finished, r),
+      make_event(event_kind::candidate_submitted, sample_candidate("t1-c2"))});
   auto out = tmp.path() / "out";
   auto ok = eat_cli({"export", "traces", dir.string(), "--out", out.string()});
   CHECK(ok.code == exit_code::ok);

@@ -110,6 +110,25 @@ compiler::compiler(std::string program, std::string identity,
   // nop
 }
 
+std::map<std::string, int64_t> compiler::target_facts(
+  const std::vector<std::string>& flags) const {
+  std::vector<std::string> argv{program_};
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  for (const char* x : {"-dM", "-E", "-x", "c++", "/dev/null"})
+    argv.emplace_back(x);
+  auto run = run_captured(argv, "", 30);
+  if (!run || run->timed_out || !run->status.exited || run->status.code != 0)
+    return {};
+  auto defined = [&](const std::string& macro) {
+    return run->output.find("#define " + macro + " ") != std::string::npos;
+  };
+  if (defined("__AVX512F__"))
+    return {{"simd_floats", 16}, {"vector_registers", 32}};
+  if (defined("__AVX2__") && defined("__FMA__"))
+    return {{"simd_floats", 8}, {"vector_registers", 16}};
+  return {{"simd_floats", 4}, {"vector_registers", 16}};
+}
+
 std::string compiler::cache_key(
   const std::string& source, const std::vector<std::string>& flags) const {
   std::string material = identity_;

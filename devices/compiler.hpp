@@ -11,6 +11,8 @@
 
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -54,6 +56,15 @@ public:
   /// machinery (cannot write files, cannot start the compiler).
   caf::expected<compile_result> compile(const std::string& source,
     const std::vector<std::string>& flags, const std::string& file_name) const;
+
+  /// Facts of the target that `flags` select, read from the compiler's
+  /// predefined macros (`-dM -E`), as template constraints name them
+  /// (actors/agent/constraints.hpp): "simd_floats" and "vector_registers",
+  /// 16 and 32 where __AVX512F__ is defined, 8 and 16 with __AVX2__ and
+  /// __FMA__, else 4 and 16 (SSE), as the templates choose their vectors.
+  /// Empty when the compiler cannot say (then no constraint uses them).
+  std::map<std::string, int64_t> target_facts(
+    const std::vector<std::string>& flags) const;
 
   /// Returns the cache key of (source, flags) for this compiler.
   std::string cache_key(

@@ -90,7 +90,7 @@ std::vector<std::string> candidate_flags(const std::vector<std::string>& base,
 class cpu_device final : public device {
 public:
   cpu_device(std::string id, cpu_options opts, compiler comp, int core,
-    cpu_peak peak)
+    cpu_peak peak, std::map<std::string, int64_t> target)
     : id_(std::move(id)), opts_(std::move(opts)), compiler_(std::move(comp)),
       core_(core), peak_(peak) {
     description_ = id_ + ": " + cpu_model() + ", core " + std::to_string(core_)
@@ -106,6 +106,7 @@ public:
     caps_.peak_flops = peak_.flops_per_s / cpu_peak_safety_factor;
     caps_.peak_bytes_per_s = peak_.bytes_per_s / cpu_peak_safety_factor;
     caps_.identity = "cpu:core" + std::to_string(core_) + ":" + caps_.model;
+    caps_.target = std::move(target);
   }
 
   std::string id() const override {
@@ -341,8 +342,9 @@ caf::expected<std::unique_ptr<device>> make_cpu_device(
   auto peak = device_peak(opts, *core);
   if (!peak)
     return std::move(peak.error());
-  return std::unique_ptr<device>{std::make_unique<cpu_device>(
-    std::move(id), std::move(opts), std::move(*comp), *core, *peak)};
+  auto target = comp->target_facts(opts.flags);
+  return std::unique_ptr<device>{std::make_unique<cpu_device>(std::move(id),
+    std::move(opts), std::move(*comp), *core, *peak, std::move(target))};
 }
 
 } // namespace eat::devices

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include "actors/protocol/candidate.hpp"
@@ -40,6 +41,11 @@ struct device_caps {
   /// Stable identity across restarts, e.g. "cpu:core1:AMD EPYC 9R14" or a
   /// GPU's UUID.
   std::string identity;
+  /// Facts of the compile target that template constraints may name
+  /// (actors/agent/constraints.hpp): a CPU's "simd_floats" and
+  /// "vector_registers" under its compiler flags (compiler::target_facts);
+  /// empty for GPUs and simulated devices.
+  std::map<std::string, int64_t> target;
 };
 
 /// What the compile stage produced for one candidate.

@@ -39,13 +39,14 @@ loads, the naive and the expert baseline pass against the reference on
 every workload, and each template family's default instance plus N more
 (--sample, default 2, drawn deterministically) compile; an instance the
 template rejects ("invalid combination: ...") is a clear rejection, not a
-failure. GPU tasks (backend cuda or hip) get the same checks on the first
-GPU of their backend. Where there is none, where nvcc or hipcc runs,
-their reference, baselines and the same template instances are compiled
-(for --cuda-arch, default sm_90; --hip-arch, default gfx90a) and their
-evaluation is reported as skipped; without the compiler only loading is
-checked. Prints one line per check and a summary; exits 1
-naming the failures. --work-dir keeps the compile cache (default: a
+failure, if its declared constraints exclude it too (where the template
+and its constraints disagree, the check fails). GPU tasks (backend cuda
+or hip) get the same checks on the first GPU of their backend. Where
+there is none, where nvcc or hipcc runs, their reference, baselines and
+the same template instances are compiled (for --cuda-arch, default sm_90;
+--hip-arch, default gfx90a) and their evaluation is reported as skipped;
+without the compiler only loading is checked. Prints one line per check
+and a summary; exits 1 naming the failures. --work-dir keeps the compile cache (default: a
 temporary directory, removed afterwards).
 
 --workloads FILE: show or check a definition task with the workloads of
@@ -123,6 +124,8 @@ void show(std::ostream& out, const task_spec& t) {
         out << " " << v;
       out << "\n";
     }
+    for (const auto& c : f.constraints)
+      out << "  constraint: " << c << "\n";
   }
 }
 

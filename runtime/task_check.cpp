@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <functional>
+#include <optional>
 #include <random>
 #include <set>
 
+#include "actors/agent/constraints.hpp"
 #include "actors/agent/render.hpp"
 #include "actors/protocol/error.hpp"
 #include "devices/compiler.hpp"
@@ -96,11 +98,29 @@ task_check_line compile_source(const task_spec& task, const prepare_fn& prepare,
   return {task.name, what, false, detail};
 }
 
-/// Compiles one template instance.
+/// What the family's declared constraints say of an instance on `target`:
+/// the first one it violates, or "" when it meets them all; nullopt when
+/// one of them cannot say (it names a fact the target lacks).
+std::optional<std::string> declared_verdict(const template_family& family,
+  const param_map& params, const target_facts& target) {
+  bool known = true;
+  for (const auto& c : family.constraints) {
+    auto v = evaluate_constraint(c, family, params, target);
+    if (v == constraint_verdict::fails)
+      return c;
+    known = known && v == constraint_verdict::holds;
+  }
+  return known ? std::optional<std::string>{""} : std::nullopt;
+}
+
+/// Compiles one template instance; the source and the declared constraints
+/// must agree on whether it is valid.
 task_check_line check_instance(const task_spec& task, const prepare_fn& prepare,
-  const template_family& family, const param_map& params, bool is_default) {
+  const template_family& family, const param_map& params, bool is_default,
+  const target_facts& target) {
   task_check_line line{
     task.name, "template " + instance_name(family, params), false, {}};
+  auto declared = declared_verdict(family, params, target);
   auto source = render_template(family, params);
   if (!source) {
     line.detail = "cannot render: " + render(source.error());
@@ -110,16 +130,21 @@ task_check_line check_instance(const task_spec& task, const prepare_fn& prepare,
   c.params = params;
   auto prep = prepare(task, c);
   if (prep.status == eval_status::passed) {
-    line.ok = true;
-    line.detail = is_default ? "default instance compiles" : "compiles";
+    line.ok = !declared || declared->empty();
+    line.detail = !line.ok ? "compiles, but the declared constraint '"
+                               + *declared + "' excludes it"
+                  : is_default ? "default instance compiles"
+                               : "compiles";
     return line;
   }
   auto rejection = line_with(prep.build_log, rejection_marker);
   if (prep.status == eval_status::compile_error && !rejection.empty()) {
-    line.ok = !is_default;
-    line.detail = (is_default ? "the default instance is rejected: "
-                              : "rejected as intended: ")
-                  + rejection;
+    line.ok = !is_default && (!declared || !declared->empty());
+    line.detail = is_default ? "the default instance is rejected: "
+                  : line.ok  ? "rejected as declared: "
+                             : "no declared constraint excludes it, but the "
+                               "template rejects it: ";
+    line.detail += rejection;
     return line;
   }
   line.detail = std::string{to_string(prep.status)} + ": " + prep.detail;
@@ -185,11 +210,12 @@ std::vector<task_check_line> check_task_spec(const task_spec& task,
       report(line);
     lines.push_back(std::move(line));
   };
-  auto sampled = [&](const prepare_fn& prepare) {
+  auto sampled = [&](const prepare_fn& prepare, const target_facts& target) {
     for (const auto& family : task.families) {
       auto instances = sample_instances(family, opts.sample, opts.seed);
       for (size_t i = 0; i < instances.size(); ++i)
-        add(check_instance(task, prepare, family, instances[i], i == 0));
+        add(
+          check_instance(task, prepare, family, instances[i], i == 0, target));
     }
   };
   devices::device* runner = task.backend == "cpu" ? &dev : nullptr;
@@ -209,7 +235,7 @@ std::vector<task_check_line> check_task_spec(const task_spec& task,
     if (!task.expert_source.empty())
       add(compile_source(task, compiler.prepare, "expert",
         task.expert_source, compiler.what));
-    sampled(compiler.prepare);
+    sampled(compiler.prepare, {});
     add({task.name, "evaluation", true,
       "skipped: backend " + task.backend + " needs a " + task.backend
         + " device; the sources were compiled with " + compiler.what});
@@ -223,9 +249,11 @@ std::vector<task_check_line> check_task_spec(const task_spec& task,
     task, *runner, "baseline", task.baseline_source, opts.seed));
   if (!task.expert_source.empty())
     add(check_source(task, *runner, "expert", task.expert_source, opts.seed));
-  sampled([runner](const task_spec& t, const candidate& c) {
-    return runner->prepare(t, c);
-  });
+  sampled(
+    [runner](const task_spec& t, const candidate& c) {
+      return runner->prepare(t, c);
+    },
+    runner->caps().target);
   return lines;
 }
 

@@ -5,6 +5,7 @@
 #include <optional>
 #include <set>
 
+#include "actors/agent/constraints.hpp"
 #include "actors/protocol/error.hpp"
 #include "runtime/task_definition.hpp"
 #include "runtime/toml_check.hpp"
@@ -51,6 +52,10 @@ constexpr string_rule item_name{
     return !x.empty() && std::all_of(x.begin(), x.end(), [](char c) {
       return is_word_char(c) || c == '-' || c == '.';
     });
+  }};
+constexpr string_rule condition{
+  "strings such as \"mc >= mr\"", [](std::string_view) {
+    return true;
   }};
 constexpr string_rule identifier{
   "an identifier ([A-Za-z_][A-Za-z0-9_]*)", is_identifier};
@@ -297,9 +302,40 @@ void check_placeholders(table_reader& r, const template_family& family,
           + "' (no {{" + family.params[i].name + "}} placeholder)");
 }
 
+/// The declared constraints: each valid for the family, and none that names
+/// no target fact violated by its default instance (every parameter at its
+/// first value); `eat tasks check` checks the others on a device.
+std::vector<std::string> read_constraints(
+  table_reader& r, const template_family& family, problems& out) {
+  if (!r.has("constraints"))
+    return {};
+  auto texts = r.strings("constraints", condition);
+  if (!texts)
+    return {};
+  param_map first;
+  for (const auto& p : family.params)
+    first[p.name] = p.values.front();
+  const auto* nodes = r.get("constraints")->as_array();
+  for (size_t i = 0; i < texts->size(); ++i) {
+    const auto& text = (*texts)[i];
+    auto what = index_path(r.full("constraints"), i) + ": "
+                + toml_check::quote(text) + ": ";
+    if (auto why = check_constraint(text, family); !why.empty())
+      out.add(nodes->get(i)->source(), what + why);
+    else if (evaluate_constraint(text, family, first, {})
+             == constraint_verdict::fails)
+      out.add(nodes->get(i)->source(),
+        what
+          + "the default instance (every parameter at its first value) "
+            "violates it");
+  }
+  return std::move(*texts);
+}
+
 template_family read_template(const toml::table& table, const std::string& path,
   const fs::path& folder, problems& out) {
-  table_reader r{&table, path, path, {"name", "source", "params"}, out};
+  table_reader r{
+    &table, path, path, {"name", "source", "params", "constraints"}, out};
   template_family family;
   if (r.require("name"))
     family.name = r.string("name", item_name).value_or("");
@@ -312,6 +348,8 @@ template_family read_template(const toml::table& table, const std::string& path,
     if (params_ok)
       check_placeholders(r, family, source->path, out);
   }
+  if (params_ok)
+    family.constraints = read_constraints(r, family, out);
   return family;
 }
 

@@ -76,8 +76,12 @@ struct template_family {
   std::string name;
   std::string source;
   std::vector<param_space> params;
+  /// Conditions every valid instance meets, over parameters and facts of
+  /// the compile target, e.g. "mc >= mr" (actors/agent/constraints.hpp,
+  /// docs/tasks.md); the source rejects the same instances.
+  std::vector<std::string> constraints;
 };
-EAT_DESCRIBE(template_family, name, source, params)
+EAT_DESCRIBE(template_family, name, source, params, constraints)
 
 /// Everything an agent and a device need to know about a task.
 struct task_spec {

@@ -126,3 +126,21 @@ TEST_CASE("a compiler that does not run is unavailable") {
   auto c = compiler::make("eat-no-such-compiler", dir.path().string(), 5);
   CHECK_FALSE(c);
 }
+
+TEST_CASE("the target's vector width and registers follow the flags, as the "
+          "templates' own macros do") {
+  auto dir = make_temp_dir();
+  auto c = make_compiler(dir);
+  using facts = std::map<std::string, int64_t>;
+  CHECK(c.target_facts({"-march=x86-64", "-mavx512f"})
+        == facts{{"simd_floats", 16}, {"vector_registers", 32}});
+  CHECK(c.target_facts({"-march=x86-64", "-mavx2", "-mfma"})
+        == facts{{"simd_floats", 8}, {"vector_registers", 16}});
+  // AVX2 without FMA is not the templates' AVX2 path.
+  CHECK(c.target_facts({"-march=x86-64", "-mavx2"})
+        == facts{{"simd_floats", 4}, {"vector_registers", 16}});
+  CHECK(c.target_facts({"-march=x86-64"})
+        == facts{{"simd_floats", 4}, {"vector_registers", 16}});
+  // A compiler that rejects the flags cannot say.
+  CHECK(c.target_facts({"-mno-such-flag"}).empty());
+}

@@ -113,6 +113,7 @@ TEST_CASE("eat tasks lists and shows the shipped tasks") {
   CHECK(show.code == exit_code::ok);
   CHECK_THAT(show.out, Catch::Contains("m200_n136_k72"));
   CHECK_THAT(show.out, Catch::Contains("loop_order"));
+  CHECK_THAT(show.out, Catch::Contains("  constraint: mc >= mr\n"));
   auto unknown = eat_cli({"tasks", "show", "nope", "--tasks-dir", dir});
   CHECK(unknown.code == exit_code::invalid_input);
 }

@@ -40,9 +40,15 @@ std::unique_ptr<devices::device> make_device(const fs::path& work_dir) {
   return std::move(*dev);
 }
 
+/// The declared constraint of write_softmax_task's template by default.
+const std::string rejected_declared
+  = R"(constraints = ["variant != \"rejected\""])";
+
 /// A softmax task in `dir`/t whose template has a broken variant, a
-/// variant the template rejects, and a good one.
-void write_softmax_task(const fs::path& dir, const std::string& extra = "") {
+/// variant the template rejects, and two good ones; `constraints` is the
+/// template's constraints key.
+void write_softmax_task(const fs::path& dir, const std::string& extra = "",
+  const std::string& constraints = rejected_declared) {
   auto folder = dir / "t";
   std::string baseline;
   for (const char* f : {"reference.cpp", "baseline.cpp"}) {
@@ -74,10 +80,11 @@ axes = { rows = 3, cols = 33 }
 [[templates]]
 name = "fam"
 source = "variant.cpp.in"
+)" + constraints + R"(
 
 [[templates.params]]
 name = "variant"
-values = ["good", "broken", "rejected"]
+values = ["good", "broken", "rejected", "also_good"]
 )");
 }
 
@@ -139,7 +146,7 @@ TEST_CASE("tasks check names a broken template instance and accepts a "
   write_softmax_task(dir.path() / "tasks");
   auto dev = make_device(dir.path() / "work");
   task_check_options opts;
-  opts.sample = 2;
+  opts.sample = 3;
   auto lines = check_task_file(dir.path() / "tasks", "t", *dev, opts, {});
   std::map<std::string, task_check_line> by_what;
   for (const auto& l : lines)
@@ -156,8 +163,42 @@ TEST_CASE("tasks check names a broken template instance and accepts a "
   REQUIRE(by_what.count("template fam{variant=rejected}") == 1);
   auto rejected = by_what["template fam{variant=rejected}"];
   CHECK(rejected.ok);
-  CHECK(rejected.detail.find("variant 'rejected' is never valid")
-        != std::string::npos);
+  CHECK(rejected.detail
+        == "rejected as declared: candidate.cpp:6:4: error: #error "
+           "\"invalid combination: variant 'rejected' is never valid\"");
+}
+
+TEST_CASE("tasks check fails where a template and its declared constraints "
+          "disagree") {
+  eat::test::temp_dir dir;
+  auto dev = make_device(dir.path() / "work");
+  task_check_options opts;
+  opts.sample = 3;
+  auto line = [&](const std::string& constraints, const std::string& what) {
+    write_softmax_task(dir.path() / "tasks", "", constraints);
+    for (const auto& l :
+      check_task_file(dir.path() / "tasks", "t", *dev, opts, {}))
+      if (l.what == what)
+        return l;
+    FAIL("no line for " << what);
+    return task_check_line{};
+  };
+  SECTION("a rejection that no constraint declares") {
+    auto l = line("", "template fam{variant=rejected}");
+    CHECK_FALSE(l.ok);
+    CHECK_THAT(
+      l.detail, Catch::StartsWith("no declared constraint excludes it, but the "
+                                  "template rejects it: "));
+  }
+  SECTION("a constraint that excludes an instance that compiles") {
+    auto l = line(R"(constraints = ["variant != \"rejected\"", )"
+                  R"("variant != \"also_good\""])",
+      "template fam{variant=also_good}");
+    CHECK_FALSE(l.ok);
+    CHECK(l.detail
+          == "compiles, but the declared constraint 'variant != "
+             "\"also_good\"' excludes it");
+  }
 }
 
 TEST_CASE("tasks check fails a task whose baseline disagrees with its "
@@ -305,6 +346,21 @@ struct fake_gpu_compiler {
   }
 };
 
+/// A constraint that only `f`'s default instance meets.
+std::string only_default(const template_family& f) {
+  std::string out;
+  for (const auto& p : f.params) {
+    auto numeric = std::all_of(p.values.begin(), p.values.end(), [](auto& v) {
+      return std::all_of(v.begin(), v.end(), [](unsigned char c) {
+        return std::isdigit(c) != 0;
+      });
+    });
+    out += (out.empty() ? "" : " && ") + p.name + " == "
+           + (numeric ? p.values.front() : "\"" + p.values.front() + "\"");
+  }
+  return out;
+}
+
 } // namespace
 
 TEST_CASE("a GPU task's baseline and template instances are compiled where "
@@ -341,18 +397,28 @@ TEST_CASE("a GPU task's baseline and template instances are compiled where "
     CHECK_FALSE(failed.front().ok);
     CHECK_THAT(failed.front().detail, Catch::Contains("expected a ';'"));
   }
-  SECTION("instances the template rejects are reported as intended") {
+  SECTION("instances the template rejects as declared pass, others fail") {
     fake.reject_others = true;
     fake.task = &*task;
     opts.gpu_compilers["cuda"] = fake.check();
-    auto checked = check_task_spec(*task, *dev, opts, {});
-    size_t intended = 0;
-    for (const auto& l : checked) {
+    auto declared = *task;
+    for (auto& f : declared.families)
+      f.constraints = {only_default(f)};
+    size_t as_declared = 0;
+    for (const auto& l : check_task_spec(declared, *dev, opts, {})) {
       INFO(l.what << " (" << l.detail << ")");
       CHECK(l.ok);
-      intended += l.detail.find("rejected as intended") != std::string::npos;
+      as_declared += l.detail.find("rejected as declared") != std::string::npos;
     }
-    CHECK(intended == task->families.size());
+    CHECK(as_declared == task->families.size());
+    for (auto& f : declared.families)
+      f.constraints.clear();
+    size_t undeclared = 0;
+    for (const auto& l : check_task_spec(declared, *dev, opts, {}))
+      undeclared
+        += !l.ok
+           && l.detail.find("no declared constraint") != std::string::npos;
+    CHECK(undeclared == task->families.size());
   }
 }
 

@@ -365,6 +365,41 @@ TEST_CASE("placeholders and parameters of a template match one to one") {
             + path + "' (no {{order}} placeholder)"));
 }
 
+TEST_CASE("a template declares the constraints between its parameters") {
+  scratch_tasks s;
+  auto text = scratch_tasks::original();
+  auto with = [&](const std::string& constraints) {
+    return replace_once(text, "source = \"blocked.cpp.in\"\n",
+      "source = \"blocked.cpp.in\"\nconstraints = " + constraints + "\n");
+  };
+  write_text(s.task_file(),
+    with(R"(["block <= 8 || order == \"ikj\"", "block % simd_floats == 0"])"));
+  auto task = eat::load_task(s.dir(), "tiny_gemm");
+  REQUIRE(task);
+  CHECK(task->families[0].constraints
+        == std::vector<std::string>{
+          "block <= 8 || order == \"ikj\"", "block % simd_floats == 0"});
+  CHECK(s.failure(with(R"(["block >= 4", "blok > 4"])"))
+        == s.message(20, 30,
+          "templates[0].constraints[1]: \"blok > 4\": unknown name 'blok' "
+          "at column 1 (parameters: order, block; target facts: "
+          "simd_floats, vector_registers)"));
+  CHECK(s.failure(with(R"(["order == \"jik\""])"))
+        == s.message(20, 16,
+          "templates[0].constraints[0]: \"order == \\\"jik\\\"\": \"jik\" is "
+          "not a value of order (ijk, ikj) at column 10"));
+  CHECK(s.failure(with(R"(["block >= 8 || order == \"ikj\""])"))
+        == s.message(20, 16,
+          "templates[0].constraints[0]: \"block >= 8 || order == "
+          "\\\"ikj\\\"\": the default instance (every parameter at its first "
+          "value) violates it"));
+  CHECK(s.failure(with(R"("block > 4")"))
+        == s.message(20, 1,
+          "templates[0].constraints: expected an array of strings such as "
+          "\"mc >= mr\", got "
+          "string \"block > 4\""));
+}
+
 TEST_CASE("every problem of a task file is reported at once, in file order") {
   scratch_tasks s;
   auto text = replace_once(

@@ -21,9 +21,8 @@ inline task_spec sample_task() {
   t.workloads[0].axes = {{"m", 8}, {"n", 8}, {"k", 8}};
   t.reference_source = "// reference";
   t.baseline_source = "// baseline";
-  t.families = {{"tiled",
-                 "{{a}} {{b}}",
-                 {{"a", {"1", "2"}}, {"b", {"x", "y", "z"}}}}};
+  t.families = {{"tiled", "{{a}} {{b}}",
+    {{"a", {"1", "2"}}, {"b", {"x", "y", "z"}}}, {"a == 1 || b != \"z\""}}};
   return t;
 }
 

@@ -65,6 +65,8 @@ TEST_CASE("every protocol struct survives MessagePack unchanged") {
   CHECK(wire::encode(through_msgpack(sample_event()))
         == wire::encode(sample_event()));
   CHECK(through_msgpack(sample_task()).families[0].params[1].values.size() == 3);
+  CHECK(through_msgpack(sample_task()).families[0].constraints
+        == sample_task().families[0].constraints);
 }
 
 TEST_CASE("the wire format is a map from field names to values") {

@@ -66,6 +66,7 @@ std::string search(
   std::vector<scored_candidate> history;
   tuner_options opts;
   opts.explore_rounds = budget / 3;
+  opts.targets = {dev.caps().target};
   double best = 0;
   std::string best_source;
   for (uint32_t i = 0; i < budget; ++i) {

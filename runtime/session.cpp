@@ -142,8 +142,19 @@ std::string pool_name(const std::vector<std::shared_ptr<devices::device>>& devs)
   return out;
 }
 
+/// The compile targets of the devices that evaluate `task` (those of its
+/// backend), for the builtin tuner's constraints (docs/tasks.md).
+std::vector<target_facts> targets_of(const task_spec& task,
+  const std::vector<std::shared_ptr<devices::device>>& devs) {
+  std::vector<target_facts> out;
+  for (const auto& d : devs)
+    if (auto caps = d->caps(); caps.kind == task.backend)
+      out.push_back(std::move(caps.target));
+  return out;
+}
+
 supervisor_options supervisor_options_of(
-  const config& cfg, const task_spec& task) {
+  const config& cfg, const task_spec& task, std::vector<target_facts> targets) {
   supervisor_options opts;
   opts.task = task;
   opts.seed = cfg.run.seed;
@@ -156,6 +167,7 @@ supervisor_options supervisor_options_of(
   opts.strategy = cfg.builtin.strategy;
   opts.agent.tuner.strategy = cfg.builtin.strategy;
   opts.agent.tuner.explore_rounds = cfg.builtin.explore_rounds;
+  opts.agent.tuner.targets = std::move(targets);
   opts.agent.tokens_per_proposal = cfg.builtin.tokens_per_proposal;
   opts.plateau.window = cfg.supervisor.plateau_window;
   opts.plateau.threshold = cfg.supervisor.plateau_threshold;
@@ -265,8 +277,9 @@ exit_code run_session(
   links.planner = *planner;
   links.listener = sys.spawn(
     progress_printer, &out, history.evaluations, in.cfg.run.max_evaluations);
-  auto sup = sys.spawn(
-    supervisor, supervisor_options_of(in.cfg, in.task), links, history);
+  auto sup = sys.spawn(supervisor,
+    supervisor_options_of(in.cfg, in.task, targets_of(in.task, *devs)), links,
+    history);
   exit_code result = exit_code::failed;
   {
     signal_watcher watcher{sup};

@@ -54,10 +54,24 @@ const template_family* family_named(const task_spec& task,
   return nullptr;
 }
 
-/// Up to `count` distinct untried configurations, drawn uniformly.
+/// True when `params` meets the family's constraints on every target (with
+/// none, those that name no fact).
+bool admissible(const template_family& f, const param_map& params,
+  const std::vector<target_facts>& targets) {
+  if (f.constraints.empty())
+    return true;
+  if (targets.empty())
+    return violated_constraint(f, params, {}).empty();
+  return std::all_of(targets.begin(), targets.end(), [&](const auto& t) {
+    return violated_constraint(f, params, t).empty();
+  });
+}
+
+/// Up to `count` distinct untried configurations that meet their family's
+/// constraints, drawn uniformly.
 std::vector<proposal> random_untried(const task_spec& task,
-                                     const std::set<std::string>& tried,
-                                     size_t count, rng_t& rng) {
+  const std::set<std::string>& tried, size_t count,
+  const std::vector<target_facts>& targets, rng_t& rng) {
   std::vector<proposal> out;
   std::set<std::string> picked;
   std::uniform_int_distribution<size_t> pick_family{0,
@@ -66,16 +80,18 @@ std::vector<proposal> random_untried(const task_spec& task,
     const auto& f = task.families[pick_family(rng)];
     auto params = random_params(f, rng);
     auto key = key_of(f.name, params);
-    if (tried.count(key) == 0 && picked.insert(key).second)
+    if (tried.count(key) == 0 && admissible(f, params, targets)
+        && picked.insert(key).second)
       out.push_back({f.name, std::move(params), "", "random sample"});
   }
   return out;
 }
 
-/// Untried neighbours of `base`: one parameter moved by one or two steps.
+/// Untried neighbours of `base` that meet the constraints: one parameter
+/// moved by one or two steps.
 std::vector<proposal> neighbours(const template_family& f,
-                                 const scored_candidate& base,
-                                 const std::set<std::string>& tried) {
+  const scored_candidate& base, const std::set<std::string>& tried,
+  const std::vector<target_facts>& targets) {
   std::vector<proposal> out;
   for (const auto& p : f.params) {
     auto at = static_cast<long>(index_of(p, base.params.at(p.name)));
@@ -85,7 +101,8 @@ std::vector<proposal> neighbours(const template_family& f,
         continue;
       auto params = base.params;
       params[p.name] = p.values[static_cast<size_t>(to)];
-      if (tried.count(key_of(f.name, params)) == 0)
+      if (tried.count(key_of(f.name, params)) == 0
+          && admissible(f, params, targets))
         out.push_back({f.name, std::move(params), base.id,
                        "neighbour of " + base.id + ": " + p.name + " -> "
                          + p.values[static_cast<size_t>(to)]});
@@ -108,12 +125,11 @@ scored_candidate best_of(const std::vector<scored_candidate>& history,
 
 /// A child of the two best passed configurations of the parent's family:
 /// each parameter taken from one of them at random; none when untried
-/// children cannot be found.
+/// children that meet the constraints cannot be found.
 std::vector<proposal> crossover(const template_family& f,
-                                const std::vector<scored_candidate>& history,
-                                const scored_candidate& parent,
-                                const std::set<std::string>& tried,
-                                rng_t& rng) {
+  const std::vector<scored_candidate>& history, const scored_candidate& parent,
+  const std::set<std::string>& tried, const std::vector<target_facts>& targets,
+  rng_t& rng) {
   std::vector<scored_candidate> same;
   if (parent.status == eval_status::passed && parent.family == f.name)
     same.push_back(parent);
@@ -132,7 +148,8 @@ std::vector<proposal> crossover(const template_family& f,
     param_map child;
     for (const auto& p : f.params)
       child[p.name] = coin(rng) ? a.params.at(p.name) : b.params.at(p.name);
-    if (tried.count(key_of(f.name, child)) == 0)
+    if (tried.count(key_of(f.name, child)) == 0
+        && admissible(f, child, targets))
       return {{f.name, std::move(child), a.id,
                "crossover of " + a.id + " and " + b.id}};
   }
@@ -222,7 +239,7 @@ caf::expected<proposal> propose(const task_spec& whole_task,
   auto base = best_of(history, parent);
   if (opts.strategy == "crossover")
     if (const auto* f = family_named(task, base.family)) {
-      auto children = crossover(*f, history, parent, tried, rng);
+      auto children = crossover(*f, history, parent, tried, opts.targets, rng);
       if (!children.empty())
         return children.front();
     }
@@ -236,19 +253,20 @@ caf::expected<proposal> propose(const task_spec& whole_task,
   if ((opts.strategy == "local" || opts.strategy == "crossover")
       && (passed >= opts.explore_rounds || inherited)) {
     if (const auto* f = family_named(task, base.family)) {
-      auto near = neighbours(*f, base, tried);
+      auto near = neighbours(*f, base, tried, opts.targets);
       if (!near.empty()) {
         std::uniform_int_distribution<size_t> pick{0, near.size() - 1};
         return near[pick(rng)];
       }
     }
   }
-  auto pool = random_untried(task, tried, opts.strategy == "explore" ? 16 : 1,
-                             rng);
+  auto pool = random_untried(
+    task, tried, opts.strategy == "explore" ? 16 : 1, opts.targets, rng);
   if (pool.empty())
-    return make_error(error::agent_failed,
-                      "no untried configuration found for task '" + task.name
-                        + "'");
+    return make_error(
+      error::agent_failed, "no untried configuration that meets the templates' "
+                           "constraints was found for task '"
+                             + task.name + "'");
   if (opts.strategy == "explore" && (!history.empty() || !elsewhere.empty())) {
     auto everything = history;
     everything.insert(everything.end(), elsewhere.begin(), elsewhere.end());

@@ -11,6 +11,7 @@
 
 #include <caf/expected.hpp>
 
+#include "actors/agent/constraints.hpp"
 #include "actors/protocol/candidate.hpp"
 #include "actors/protocol/task.hpp"
 
@@ -26,6 +27,11 @@ struct tuner_options {
   std::string strategy = "local";
   /// Passed candidates to collect by random sampling before "local" climbs.
   uint32_t explore_rounds = 6;
+  /// The compile targets of the devices that may evaluate the proposals
+  /// (device_caps::target): no configuration that violates a family's
+  /// declared constraints on one of them is proposed. A constraint naming a
+  /// fact that a target lacks is not applied to that target.
+  std::vector<target_facts> targets;
 };
 
 /// A configuration to try next, and why.
@@ -39,7 +45,8 @@ struct proposal {
 
 /// Proposes a configuration that is neither in `history` (the team's own
 /// evaluations, which steer the search) nor in `elsewhere` (what the run's
-/// other teams submitted: skipped, and kept away from by "explore"). Fails
+/// other teams submitted: skipped, and kept away from by "explore"), and
+/// that meets its family's constraints on every one of `opts.targets`. Fails
 /// (agent_failed) when the task has no templates or every configuration
 /// has been tried.
 caf::expected<proposal> propose(const task_spec& task,

@@ -9,8 +9,12 @@
 
 #include <sys/wait.h>
 
+#include "actors/agent/constraints.hpp"
+#include "devices/compiler.hpp"
 #include "runtime/cli.hpp"
+#include "runtime/config.hpp"
 #include "runtime/report.hpp"
+#include "runtime/task_file.hpp"
 #include "tests/actors/protocol/samples.hpp"
 #include "tests/runtime/cli_support.hpp"
 #include "tests/runtime/process.hpp"
@@ -94,6 +98,71 @@ TEST_CASE("a run loads its task with run.workloads, and a workloads file "
                                     + "' (given instead of the task's "
                                       "workloads)"));
   CHECK_FALSE(std::filesystem::exists(tmp.path() / "runs"));
+}
+
+TEST_CASE("a run's builtin agents propose only template instances valid on "
+          "the device's target, and stop when none is left") {
+  eat::test::temp_dir tmp;
+  auto folder = tmp.path() / "tasks/packed_only";
+  std::filesystem::create_directories(folder);
+  for (const char* f : {"reference.cpp", "baseline.cpp", "packed.cpp.in"})
+    std::filesystem::copy_file(
+      std::filesystem::path{EAT_SOURCE_DIR} / "kernels/sgemm" / f, folder / f);
+  // The packed sgemm with the accumulators of mr = 14 rows fitting only
+  // the narrowest tiles: 6 of the 8 instances are valid with AVX-512, 2
+  // with AVX2 or SSE.
+  std::ofstream{folder / "task.toml"}
+    << "name = \"packed_only\"\nkind = \"gemm\"\ndtype = \"float32\"\n"
+       "reference = \"reference.cpp\"\nbaseline = \"baseline.cpp\"\n"
+       "[[workloads]]\nname = \"m64\"\naxes = { m = 64, n = 64, k = 64 }\n"
+       "[[templates]]\nname = \"packed\"\nsource = \"packed.cpp.in\"\n"
+       "constraints = [\"mc >= mr\", \"nr % simd_floats == 0\", \"mr * (nr / "
+       "simd_floats) + nr / simd_floats + 1 <= vector_registers\"]\n"
+       "[[templates.params]]\nname = \"mr\"\nvalues = [1, 14]\n"
+       "[[templates.params]]\nname = \"nr\"\nvalues = [16, 64]\n"
+       "[[templates.params]]\nname = \"kc\"\nvalues = [64]\n"
+       "[[templates.params]]\nname = \"mc\"\nvalues = [16, 32]\n";
+  auto file = tmp.path() / "config.toml";
+  std::ofstream{file} << "[run]\ntask = \"packed_only\"\ntasks_dir = \""
+                      << (tmp.path() / "tasks").string() << "\"\nroot = \""
+                      << (tmp.path() / "runs").string()
+                      << "\"\nmax_evaluations = 8\n[supervisor]\nteams = 1\n"
+                         "plateau_window = 0\n[agents.builtin]\nstrategy = "
+                         "\"random\"\n[timing]\nwarmup = 1\nmin_samples = 3\n"
+                         "min_time_s = 0.01\nmax_time_s = 0.1\n"
+                         "check_seeds = 1\n";
+  // The instances valid on this machine's target, as the CPU device reads
+  // it from the compiler with the run's flags.
+  auto cfg = load_config(file);
+  REQUIRE(cfg);
+  auto task = load_task(tmp.path() / "tasks", "packed_only");
+  REQUIRE(task);
+  auto gxx = devices::compiler::make(
+    cfg->cpu.compiler, (tmp.path() / "cache").string(), 60);
+  REQUIRE(gxx);
+  auto facts = gxx->target_facts(cfg->cpu.flags);
+  REQUIRE(facts.count("simd_floats") == 1);
+  size_t valid = 0;
+  for (const char* mr : {"1", "14"})
+    for (const char* nr : {"16", "64"})
+      for (const char* mc : {"16", "32"})
+        valid += violated_constraint(task->families[0],
+          {{"mr", mr}, {"nr", nr}, {"kc", "64"}, {"mc", mc}}, facts)
+                   .empty();
+  REQUIRE(valid >= 2);
+  REQUIRE(valid < 8);
+
+  eat::test::child_process run{EAT_BINARY, {"run", file.string()}};
+  std::string out;
+  auto status = run.finish(out);
+  INFO(out);
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK_THAT(out, !Catch::Contains("compile_error"));
+  auto n = std::to_string(valid);
+  CHECK_THAT(
+    out, Catch::Contains("candidates tried: " + n + " (" + n + " passed)"));
+  CHECK_THAT(out, Catch::Contains("no untried configuration that meets the "
+                                  "templates' constraints"));
 }
 
 TEST_CASE("a directory that is not a run exits with code 4") {

@@ -392,7 +392,7 @@ TEST_CASE("the quickstart configuration loads with its documented values") {
   CHECK(cfg->run.max_evaluations == 32);
   CHECK(cfg->run.mode == "eat");
   CHECK(cfg->supervisor.teams == 2);
-  CHECK(cfg->supervisor.plateau_window == 6);
+  CHECK(cfg->supervisor.plateau_window == 5);
   CHECK(cfg->supervisor.agents_per_team == 1);
   CHECK(cfg->builtin.strategy == "local");
   CHECK(cfg->timing.min_time_s == 0.2);

@@ -144,6 +144,68 @@ TEST_CASE("a focused strategy counts only its own family's configurations") {
   CHECK(p->family == "other");
 }
 
+TEST_CASE("the tuner proposes only configurations that meet their family's "
+          "constraints on the target") {
+  auto task = grid_task();
+  // On a target with 4 registers, 10 of the 15 configurations are valid:
+  // a from 1 to 4 with b = x or y, and a = 1 or 2 with b = z.
+  task.families[0].constraints
+    = {"a <= vector_registers", "b != \"z\" || a * 2 <= vector_registers"};
+  for (auto strategy : {"local", "explore", "random", "crossover"}) {
+    tuner_options opts;
+    opts.strategy = strategy;
+    opts.explore_rounds = 2;
+    opts.targets = {{{"vector_registers", 4}}, {}};
+    std::vector<scored_candidate> history;
+    std::set<std::string> seen;
+    for (int i = 0;; ++i) {
+      auto p = propose(task, history, {}, opts, 2000 + i);
+      if (!p) {
+        CHECK_THAT(render(p.error()),
+          Catch::Contains("meets the templates' constraints"));
+        break;
+      }
+      auto a = std::stoi(p->params.at("a"));
+      CHECK(a <= 4);
+      CHECK((p->params.at("b") != "z" || a <= 2));
+      history.push_back(scored(*p, 1.0 + i % 3, "c" + std::to_string(i)));
+      seen.insert(key(history.back()));
+    }
+    // Every valid configuration was reached: 4 x {x, y} + 2 x {z}.
+    CHECK(seen.size() == 10);
+  }
+}
+
+TEST_CASE("a constraint naming a fact of an unknown target is not applied") {
+  auto task = grid_task();
+  task.families[0].constraints = {"a <= vector_registers"};
+  tuner_options opts;
+  opts.strategy = "random";
+  std::vector<scored_candidate> history;
+  for (int i = 0; i < 15; ++i) {
+    auto p = propose(task, history, {}, opts, 3000 + i);
+    REQUIRE(p);
+    history.push_back(scored(*p, 1.0, "c" + std::to_string(i)));
+  }
+}
+
+TEST_CASE("with devices of several targets, a configuration must suit "
+          "every one") {
+  auto task = grid_task();
+  task.families[0].constraints = {"a <= vector_registers"};
+  tuner_options opts;
+  opts.strategy = "random";
+  opts.targets = {{{"vector_registers", 4}}, {{"vector_registers", 2}}};
+  std::vector<scored_candidate> history;
+  for (int i = 0; i < 6; ++i) {
+    auto p = propose(task, history, {}, opts, 4000 + i);
+    REQUIRE(p);
+    CHECK(std::stoi(p->params.at("a")) <= 2);
+    history.push_back(scored(*p, 1.0, "c" + std::to_string(i)));
+  }
+  CHECK_FALSE(propose(task, history, {}, opts, 4100));
+}
+
 TEST_CASE("parameter distance is normalised per parameter") {
   auto f = grid_task().families[0];
   CHECK(param_distance(f, {{"a", "1"}, {"b", "x"}}, {{"a", "5"}, {"b", "z"}})

@@ -1,11 +1,10 @@
 #include "actors/agent/constraints.hpp"
 
-#include "actors/agent/constraint_parser.hpp"
-
 #include <algorithm>
-#include <cctype>
 #include <charconv>
 #include <optional>
+
+#include "actors/agent/constraint_parser.hpp"
 
 namespace eat {
 

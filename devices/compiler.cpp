@@ -45,10 +45,6 @@ std::string read_file(const fs::path& path) {
   return std::string{std::istreambuf_iterator<char>{in}, {}};
 }
 
-} // namespace
-
-namespace {
-
 /// True if `line` holds "error:" as a word ("a.cpp:3:1: error:", "fatal
 /// error:", "a.cu(3): error:"), not as the end of a name ("system_error:39").
 bool reports_error(std::string_view line) {

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <functional>
-#include <optional>
 #include <random>
 #include <set>
 
@@ -98,21 +97,6 @@ task_check_line compile_source(const task_spec& task, const prepare_fn& prepare,
   return {task.name, what, false, detail};
 }
 
-/// What the family's declared constraints say of an instance on `target`:
-/// the first one it violates, or "" when it meets them all; nullopt when
-/// one of them cannot say (it names a fact the target lacks).
-std::optional<std::string> declared_verdict(const template_family& family,
-  const param_map& params, const target_facts& target) {
-  bool known = true;
-  for (const auto& c : family.constraints) {
-    auto v = evaluate_constraint(c, family, params, target);
-    if (v == constraint_verdict::fails)
-      return c;
-    known = known && v == constraint_verdict::holds;
-  }
-  return known ? std::optional<std::string>{""} : std::nullopt;
-}
-
 /// Compiles one template instance; the source and the declared constraints
 /// must agree on whether it is valid.
 task_check_line check_instance(const task_spec& task, const prepare_fn& prepare,
@@ -120,7 +104,7 @@ task_check_line check_instance(const task_spec& task, const prepare_fn& prepare,
   const target_facts& target) {
   task_check_line line{
     task.name, "template " + instance_name(family, params), false, {}};
-  auto declared = declared_verdict(family, params, target);
+  auto declared = evaluate_constraints(family, params, target);
   auto source = render_template(family, params);
   if (!source) {
     line.detail = "cannot render: " + render(source.error());
@@ -130,16 +114,16 @@ task_check_line check_instance(const task_spec& task, const prepare_fn& prepare,
   c.params = params;
   auto prep = prepare(task, c);
   if (prep.status == eval_status::passed) {
-    line.ok = !declared || declared->empty();
+    line.ok = declared.verdict != constraint_verdict::fails;
     line.detail = !line.ok ? "compiles, but the declared constraint '"
-                               + *declared + "' excludes it"
+                               + declared.violated + "' excludes it"
                   : is_default ? "default instance compiles"
                                : "compiles";
     return line;
   }
   auto rejection = line_with(prep.build_log, rejection_marker);
   if (prep.status == eval_status::compile_error && !rejection.empty()) {
-    line.ok = !is_default && (!declared || !declared->empty());
+    line.ok = !is_default && declared.verdict != constraint_verdict::holds;
     line.detail = is_default ? "the default instance is rejected: "
                   : line.ok  ? "rejected as declared: "
                              : "no declared constraint excludes it, but the "

@@ -2,6 +2,8 @@
 
 #include <cctype>
 #include <charconv>
+#include <initializer_list>
+#include <optional>
 #include <utility>
 
 namespace eat::constraint_syntax {
@@ -55,18 +57,30 @@ private:
     return static_cast<int>(tree_.nodes.size() - 1);
   }
 
-  int either() {
-    auto x = both();
-    while (accept("||"))
-      x = add(op::either, tree_.nodes[x].column, x, both());
+  using operators = std::initializer_list<std::pair<std::string_view, op>>;
+
+  /// The first of `ops` whose token comes next, consumed; none if none.
+  std::optional<op> accept_any(operators ops) {
+    for (const auto& [token, kind] : ops)
+      if (accept(token))
+        return kind;
+    return std::nullopt;
+  }
+
+  /// A left-associative chain of `next` joined by the operators `ops`.
+  int chain(int (parser::*next)(), operators ops) {
+    auto x = (this->*next)();
+    while (auto kind = accept_any(ops))
+      x = add(*kind, tree_.nodes[x].column, x, (this->*next)());
     return x;
   }
 
+  int either() {
+    return chain(&parser::both, {{"||", op::either}});
+  }
+
   int both() {
-    auto x = invert();
-    while (accept("&&"))
-      x = add(op::both, tree_.nodes[x].column, x, invert());
-    return x;
+    return chain(&parser::invert, {{"&&", op::both}});
   }
 
   int invert() {
@@ -79,44 +93,20 @@ private:
 
   int compare() {
     auto x = sum();
-    static constexpr std::pair<std::string_view, op> ops[] = {
-      {"==", op::eq},
-      {"!=", op::ne},
-      {"<=", op::le},
-      {">=", op::ge},
-      {"<", op::lt},
-      {">", op::gt},
-    };
-    for (const auto& [token, kind] : ops)
-      if (accept(token))
-        return add(kind, tree_.nodes[x].column, x, sum());
+    // Two-character operators first: "<=" before "<".
+    if (auto kind = accept_any({{"==", op::eq}, {"!=", op::ne}, {"<=", op::le},
+          {">=", op::ge}, {"<", op::lt}, {">", op::gt}}))
+      return add(*kind, tree_.nodes[x].column, x, sum());
     return x;
   }
 
   int sum() {
-    auto x = product();
-    for (;;) {
-      if (accept("+"))
-        x = add(op::add, tree_.nodes[x].column, x, product());
-      else if (accept("-"))
-        x = add(op::sub, tree_.nodes[x].column, x, product());
-      else
-        return x;
-    }
+    return chain(&parser::product, {{"+", op::add}, {"-", op::sub}});
   }
 
   int product() {
-    auto x = unary();
-    for (;;) {
-      if (accept("*"))
-        x = add(op::mul, tree_.nodes[x].column, x, unary());
-      else if (accept("/"))
-        x = add(op::div, tree_.nodes[x].column, x, unary());
-      else if (accept("%"))
-        x = add(op::mod, tree_.nodes[x].column, x, unary());
-      else
-        return x;
-    }
+    return chain(
+      &parser::unary, {{"*", op::mul}, {"/", op::div}, {"%", op::mod}});
   }
 
   int unary() {

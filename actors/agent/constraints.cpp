@@ -315,13 +315,22 @@ constraint_verdict evaluate_constraint(std::string_view text,
   return evaluation{t, family, params, facts}.run();
 }
 
+family_verdict evaluate_constraints(const template_family& family,
+  const param_map& params, const target_facts& facts) {
+  family_verdict out;
+  for (const auto& c : family.constraints) {
+    auto v = evaluate_constraint(c, family, params, facts);
+    if (v == constraint_verdict::fails)
+      return {v, c};
+    if (v == constraint_verdict::unknown)
+      out.verdict = v;
+  }
+  return out;
+}
+
 std::string violated_constraint(const template_family& family,
   const param_map& params, const target_facts& facts) {
-  for (const auto& c : family.constraints)
-    if (evaluate_constraint(c, family, params, facts)
-        == constraint_verdict::fails)
-      return c;
-  return {};
+  return evaluate_constraints(family, params, facts).violated;
 }
 
 } // namespace eat

@@ -58,6 +58,20 @@ constraint_verdict evaluate_constraint(std::string_view text,
   const template_family& family, const param_map& params,
   const target_facts& facts);
 
+/// What a family's constraints say together of one instance.
+struct family_verdict {
+  /// fails when one is violated; else unknown when one cannot say; else
+  /// holds (also when the family declares none).
+  constraint_verdict verdict = constraint_verdict::holds;
+  /// The first constraint violated; "" unless verdict is fails.
+  std::string violated;
+};
+
+/// Evaluates every constraint of `family` for `params` on a target with
+/// `facts`.
+family_verdict evaluate_constraints(const template_family& family,
+  const param_map& params, const target_facts& facts);
+
 /// The first of `family`'s constraints that `params` violates on a target
 /// with `facts`; "" when none does (an unknown verdict violates nothing).
 std::string violated_constraint(const template_family& family,

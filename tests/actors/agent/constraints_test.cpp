@@ -101,6 +101,23 @@ TEST_CASE("violated_constraint names the first constraint an instance "
         == "nr % (2 * simd_floats) == 0");
 }
 
+TEST_CASE("a family's constraints together fail on the first violated, "
+          "else say nothing when one cannot say") {
+  auto f = packed();
+  f.constraints = {"nr % simd_floats == 0", "mc >= mr"};
+  auto violated = evaluate_constraints(f, instance("8", "16", "4"), {});
+  CHECK(violated.verdict == constraint_verdict::fails);
+  CHECK(violated.violated == "mc >= mr");
+  auto unknown = evaluate_constraints(f, instance("4", "16", "16"), {});
+  CHECK(unknown.verdict == constraint_verdict::unknown);
+  CHECK(unknown.violated.empty());
+  CHECK(evaluate_constraints(f, instance("4", "16", "16"), avx512).verdict
+        == constraint_verdict::holds);
+  f.constraints.clear();
+  CHECK(evaluate_constraints(f, instance("8", "16", "4"), avx512).verdict
+        == constraint_verdict::holds);
+}
+
 TEST_CASE("check_constraint says what is wrong with a constraint and where") {
   auto f = packed();
   CHECK(check_constraint("mc >= mr", f).empty());

@@ -132,7 +132,10 @@ TEST_CASE("an unstable softmax (no max subtraction) is incorrect") {
 TEST_CASE("every softmax template family passes on odd sizes") {
   auto dir = make_temp_dir();
   auto dev = make_device(fast_options(dir));
-  auto task = softmax_task({softmax_workload(4, 4099), softmax_workload(3, 7)});
+  // 1001 floats: rows of one chunk start at every alignment, so chunked's
+  // "stream" path runs its scalar head, vectors and scalar tail.
+  auto task = softmax_task({softmax_workload(4, 4099), softmax_workload(3, 7),
+    softmax_workload(5, 1001)});
   std::vector<std::string> sources{
     render_template("kernels/softmax/three_pass.cpp.in",
       {{"exp", "libm"}, {"lanes", "1"}, {"scale", "divide"}}),
@@ -150,10 +153,13 @@ TEST_CASE("every softmax template family passes on odd sizes") {
         {"output", "recompute"}, {"store", "stream"}}),
     render_template("kernels/softmax/chunked.cpp.in",
       {{"width", "16"}, {"unroll", "4"}, {"chunk", "512"}, {"degree", "4"},
-        {"pow2", "scalef"}}),
+        {"pow2", "scalef"}, {"short_rows", "in_place"}}),
     render_template("kernels/softmax/chunked.cpp.in",
       {{"width", "8"}, {"unroll", "2"}, {"chunk", "4096"}, {"degree", "6"},
-        {"pow2", "bits"}}),
+        {"pow2", "bits"}, {"short_rows", "stream"}}),
+    render_template("kernels/softmax/chunked.cpp.in",
+      {{"width", "16"}, {"unroll", "4"}, {"chunk", "1024"}, {"degree", "5"},
+        {"pow2", "scalef"}, {"short_rows", "stream"}}),
   };
   for (const auto& src : sources) {
     auto r = dev->evaluate(task, make_candidate("t", src), 9);
@@ -182,11 +188,11 @@ TEST_CASE("the chunked softmax template stays exact when the row maximum "
   auto dir = make_temp_dir();
   auto comp = compiler::make("g++", dir.path().string(), 120);
   REQUIRE(comp);
-  auto built
-    = comp->compile(render_template("kernels/softmax/chunked.cpp.in",
-                      {{"width", "16"}, {"unroll", "2"}, {"chunk", "512"},
-                        {"degree", "6"}, {"pow2", "scalef"}}),
-      {"-O2", "-std=c++17"}, "chunked.cpp");
+  auto built = comp->compile(
+    render_template("kernels/softmax/chunked.cpp.in",
+      {{"width", "16"}, {"unroll", "2"}, {"chunk", "512"}, {"degree", "6"},
+        {"pow2", "scalef"}, {"short_rows", "stream"}}),
+    {"-O2", "-std=c++17"}, "chunked.cpp");
   REQUIRE(built);
   INFO(built->log);
   REQUIRE(built->ok);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <random>
 #include <set>
 
@@ -85,6 +86,35 @@ std::vector<proposal> random_untried(const task_spec& task,
       out.push_back({f.name, std::move(params), "", "random sample"});
   }
   return out;
+}
+
+/// One untried configuration that meets its family's constraints, from a
+/// family with the fewest configurations tried so far (ties at random), so
+/// that the samples of "local" and "crossover" (the explore phase and the
+/// restarts) reach every family instead of leaving one to chance; a family
+/// with no untried valid configuration found in its draws gives way to the
+/// next.
+std::vector<proposal> balanced_untried(const task_spec& task,
+  const std::set<std::string>& tried, const std::vector<target_facts>& targets,
+  rng_t& rng) {
+  std::map<std::string, size_t> count;
+  for (const auto& key : tried)
+    ++count[key.substr(0, key.find('|'))];
+  std::vector<const template_family*> order;
+  for (const auto& f : task.families)
+    order.push_back(&f);
+  std::shuffle(order.begin(), order.end(), rng);
+  std::stable_sort(order.begin(), order.end(), [&](auto* a, auto* b) {
+    return count[a->name] < count[b->name];
+  });
+  for (const auto* f : order)
+    for (int attempt = 0; attempt < 5000; ++attempt) {
+      auto params = random_params(*f, rng);
+      if (tried.count(key_of(f->name, params)) == 0
+          && admissible(*f, params, targets))
+        return {{f->name, std::move(params), "", "random sample"}};
+    }
+  return {};
 }
 
 /// Untried neighbours of `base` that meet the constraints: one parameter
@@ -260,8 +290,10 @@ caf::expected<proposal> propose(const task_spec& whole_task,
       }
     }
   }
-  auto pool = random_untried(
-    task, tried, opts.strategy == "explore" ? 16 : 1, opts.targets, rng);
+  auto pool = opts.strategy == "local" || opts.strategy == "crossover"
+                ? balanced_untried(task, tried, opts.targets, rng)
+                : random_untried(task, tried,
+                  opts.strategy == "explore" ? 16 : 1, opts.targets, rng);
   if (pool.empty())
     return make_error(
       error::agent_failed, "no untried configuration that meets the templates' "

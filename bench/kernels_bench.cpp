@@ -9,9 +9,16 @@
 //   BUILD_DIR/bench/kernels_bench [--budget N] [TASK...]
 //
 // The speed of light here uses the core's measured peaks (the probe of
-// devices/cpu_peak.hpp without its safety factor). Single-threaded; about
-// ten minutes with the default budget. docs/performance.md has the figures.
+// devices/cpu_peak.hpp without its safety factor), probed on the device's
+// core right before and right after each task's final measurement, the
+// higher of the two figures taken: a machine whose speed drifts (a shared
+// VM) is then measured in the state the kernels ran in, and a probe that
+// met a slow moment cannot flatter them. Single-threaded; every CPU task
+// takes about 25 minutes with --budget 12 on the 2-core development VM,
+// about twice that with the default budget. docs/performance.md has the
+// figures.
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -95,6 +102,13 @@ std::string search(
   return best_source;
 }
 
+/// The core's peaks without the gate's safety factor.
+devices::cpu_peak probe_peak(int core) {
+  auto scaled = bench::must(devices::measure_cpu_peak(core), "peak probe");
+  return {scaled.flops_per_s / devices::cpu_peak_safety_factor,
+    scaled.bytes_per_s / devices::cpu_peak_safety_factor};
+}
+
 /// T_SOL in ns of `w` at the measured peaks.
 double sol_ns(const task_spec& task, const workload& w,
   const devices::cpu_peak& peak) {
@@ -149,8 +163,7 @@ double geomean(size_t n, F f) {
 }
 
 void bench_task(const task_spec& task, devices::device& quick,
-  devices::device& full, uint32_t budget, const devices::cpu_peak& peak,
-  bench::tally& goals) {
+  devices::device& full, uint32_t budget, int core, bench::tally& goals) {
   std::printf("\n== %s (%zu workloads)\n", task.name.c_str(),
     task.workloads.size());
   auto best_source = search(task, quick, budget);
@@ -160,12 +173,20 @@ void bench_task(const task_spec& task, devices::device& quick,
     return;
   }
   std::vector<contender> cs;
+  auto before = probe_peak(core);
   auto best = evaluate(full, task, "best", best_source, 11);
   cs.push_back({"baseline", best});
   cs.push_back({"best", best});
   if (!task.expert_source.empty())
     cs.push_back(
       {"expert", evaluate(full, task, "expert", task.expert_source, 11)});
+  auto after = probe_peak(core);
+  devices::cpu_peak peak{std::max(before.flops_per_s, after.flops_per_s),
+    std::max(before.bytes_per_s, after.bytes_per_s)};
+  std::printf("  peaks probed before / after: %.1f / %.1f GFLOP/s, "
+              "%.1f / %.1f GB/s (the higher used)\n",
+    before.flops_per_s / 1e9, after.flops_per_s / 1e9, before.bytes_per_s / 1e9,
+    after.bytes_per_s / 1e9);
   print_table(task, cs, peak);
   if (best.status != eval_status::passed) {
     bench::print_note("best instance: " + best.detail);
@@ -223,9 +244,8 @@ int main(int argc, char** argv) {
   bench::scratch_dir work;
   auto quick = make_device(work.path().string(), true);
   auto full = make_device(work.path().string(), false);
-  auto scaled = bench::must(devices::measure_cpu_peak(-1), "peak probe");
-  devices::cpu_peak peak{scaled.flops_per_s / devices::cpu_peak_safety_factor,
-    scaled.bytes_per_s / devices::cpu_peak_safety_factor};
+  const int core = bench::must(devices::resolve_core(-1), "device core");
+  auto peak = probe_peak(core);
   std::printf("kernels_bench on %s\nmeasured peaks: %.1f GFLOP/s, %.1f GB/s; "
               "search budget %u instances per task\n",
     full->description().c_str(), peak.flops_per_s / 1e9,
@@ -234,7 +254,7 @@ int main(int argc, char** argv) {
   for (const auto& name : names) {
     auto task = bench::must(load_task(tasks_dir, name), "load task");
     if (task.backend == "cpu")
-      bench_task(task, *quick, *full, budget, peak, goals);
+      bench_task(task, *quick, *full, budget, core, goals);
   }
   std::printf("\n%d of %d goals met\n", goals.met, goals.figures);
   return goals.met == goals.figures ? 0 : 1;

@@ -66,16 +66,22 @@ eval_result evaluate(devices::device& dev, const task_spec& task,
   return dev.evaluate(task, c, seed);
 }
 
+/// A template instance: its name as printed, and its source.
+struct instance {
+  std::string name;
+  std::string source;
+};
+
 /// The best passed instance of `budget` proposals of the builtin tuner
-/// (strategy "local"), evaluated with quick timing; its source, or "".
-std::string search(
-  const task_spec& task, devices::device& dev, uint32_t budget) {
+/// (strategy "local"), evaluated with quick timing; an empty source when
+/// none passed.
+instance search(const task_spec& task, devices::device& dev, uint32_t budget) {
   std::vector<scored_candidate> history;
   tuner_options opts;
   opts.explore_rounds = budget / 3;
   opts.targets = {dev.caps().target};
   double best = 0;
-  std::string best_source;
+  instance best_instance;
   for (uint32_t i = 0; i < budget; ++i) {
     auto p = propose(task, history, {}, opts, 1000 + i);
     if (!p)
@@ -96,10 +102,10 @@ std::string search(
     std::fflush(stdout);
     if (r.status == eval_status::passed && r.geomean_speedup > best) {
       best = r.geomean_speedup;
-      best_source = source;
+      best_instance = {name, source};
     }
   }
-  return best_source;
+  return best_instance;
 }
 
 /// The core's peaks without the gate's safety factor.
@@ -166,15 +172,16 @@ void bench_task(const task_spec& task, devices::device& quick,
   devices::device& full, uint32_t budget, int core, bench::tally& goals) {
   std::printf("\n== %s (%zu workloads)\n", task.name.c_str(),
     task.workloads.size());
-  auto best_source = search(task, quick, budget);
-  if (best_source.empty()) {
+  auto found = search(task, quick, budget);
+  if (found.source.empty()) {
     bench::print_note("no passed instance in the search");
     goals.add(false);
     return;
   }
+  std::printf("  best: %s\n", found.name.c_str());
   std::vector<contender> cs;
   auto before = probe_peak(core);
-  auto best = evaluate(full, task, "best", best_source, 11);
+  auto best = evaluate(full, task, "best", found.source, 11);
   cs.push_back({"baseline", best});
   cs.push_back({"best", best});
   if (!task.expert_source.empty())

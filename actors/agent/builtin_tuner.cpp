@@ -68,6 +68,14 @@ bool admissible(const template_family& f, const param_map& params,
   });
 }
 
+/// True when `params` of `f` has not been tried and meets its constraints.
+bool proposable(const template_family& f, const param_map& params,
+  const std::set<std::string>& tried,
+  const std::vector<target_facts>& targets) {
+  return tried.count(key_of(f.name, params)) == 0
+         && admissible(f, params, targets);
+}
+
 /// Up to `count` distinct untried configurations that meet their family's
 /// constraints, drawn uniformly.
 std::vector<proposal> random_untried(const task_spec& task,
@@ -80,9 +88,8 @@ std::vector<proposal> random_untried(const task_spec& task,
   for (int attempt = 0; attempt < 20000 && out.size() < count; ++attempt) {
     const auto& f = task.families[pick_family(rng)];
     auto params = random_params(f, rng);
-    auto key = key_of(f.name, params);
-    if (tried.count(key) == 0 && admissible(f, params, targets)
-        && picked.insert(key).second)
+    if (proposable(f, params, tried, targets)
+        && picked.insert(key_of(f.name, params)).second)
       out.push_back({f.name, std::move(params), "", "random sample"});
   }
   return out;
@@ -98,7 +105,7 @@ std::vector<proposal> balanced_untried(const task_spec& task,
   const std::set<std::string>& tried, const std::vector<target_facts>& targets,
   rng_t& rng) {
   std::map<std::string, size_t> count;
-  for (const auto& key : tried)
+  for (const auto& key : tried) // key_of: the family's name, then "|..."
     ++count[key.substr(0, key.find('|'))];
   std::vector<const template_family*> order;
   for (const auto& f : task.families)
@@ -110,8 +117,7 @@ std::vector<proposal> balanced_untried(const task_spec& task,
   for (const auto* f : order)
     for (int attempt = 0; attempt < 5000; ++attempt) {
       auto params = random_params(*f, rng);
-      if (tried.count(key_of(f->name, params)) == 0
-          && admissible(*f, params, targets))
+      if (proposable(*f, params, tried, targets))
         return {{f->name, std::move(params), "", "random sample"}};
     }
   return {};
@@ -131,8 +137,7 @@ std::vector<proposal> neighbours(const template_family& f,
         continue;
       auto params = base.params;
       params[p.name] = p.values[static_cast<size_t>(to)];
-      if (tried.count(key_of(f.name, params)) == 0
-          && admissible(f, params, targets))
+      if (proposable(f, params, tried, targets))
         out.push_back({f.name, std::move(params), base.id,
                        "neighbour of " + base.id + ": " + p.name + " -> "
                          + p.values[static_cast<size_t>(to)]});
@@ -178,8 +183,7 @@ std::vector<proposal> crossover(const template_family& f,
     param_map child;
     for (const auto& p : f.params)
       child[p.name] = coin(rng) ? a.params.at(p.name) : b.params.at(p.name);
-    if (tried.count(key_of(f.name, child)) == 0
-        && admissible(f, child, targets))
+    if (proposable(f, child, tried, targets))
       return {{f.name, std::move(child), a.id,
                "crossover of " + a.id + " and " + b.id}};
   }

@@ -29,10 +29,14 @@ endif()
 function(eat_check_hip_architectures)
   set(probe "${CMAKE_BINARY_DIR}/hip_arch_probe.hip")
   file(WRITE "${probe}" "#include <hip/hip_runtime.h>\n__global__ void k(int* x) { *x = 1; }\n")
+  # hipcc leaves empty directories in TMPDIR even when it succeeds.
+  set(tmp "${CMAKE_BINARY_DIR}/hip_arch_probe.tmp")
+  file(MAKE_DIRECTORY "${tmp}")
   set(kept "")
   foreach(arch IN LISTS EAT_HIP_ARCHITECTURES)
     execute_process(
-      COMMAND "${EAT_HIPCC}" "--offload-arch=${arch}" -c "${probe}"
+      COMMAND "${CMAKE_COMMAND}" -E env "TMPDIR=${tmp}"
+              "${EAT_HIPCC}" "--offload-arch=${arch}" -c "${probe}"
               -o "${CMAKE_BINARY_DIR}/hip_arch_probe.o"
       RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
     if(rc EQUAL 0)
@@ -42,6 +46,7 @@ function(eat_check_hip_architectures)
                       "built without it (a newer ROCm toolchain can)")
     endif()
   endforeach()
+  file(REMOVE_RECURSE "${tmp}")
   set(EAT_HIP_TARGETS "${kept}" PARENT_SCOPE)
 endfunction()
 

@@ -156,13 +156,19 @@ caf::expected<compile_result> compiler::compile(const std::string& source,
     return std::move(dir.error());
   if (auto ok = write_file(dir->path() / file_name, source); !ok)
     return std::move(ok.error());
-  std::vector<std::string> argv{program_};
+  process_spec spec;
+  spec.argv = {program_};
   for (auto& flag : shared_object_flags(flags))
-    argv.emplace_back(std::move(flag));
+    spec.argv.emplace_back(std::move(flag));
   for (const char* arg : {"-o", "out.so"})
-    argv.emplace_back(arg);
-  argv.push_back(file_name);
-  auto run = run_captured(argv, dir->path().string(), timeout_s_);
+    spec.argv.emplace_back(arg);
+  spec.argv.push_back(file_name);
+  spec.cwd = dir->path().string();
+  // The compiler's temporaries (g++'s, nvcc's, and the directories hipcc
+  // leaves behind even when it succeeds) go with the build directory, also
+  // when a deadline kills the compile.
+  spec.env = {"TMPDIR=" + fs::absolute(dir->path()).string()};
+  auto run = run_captured(spec, timeout_s_);
   if (!run)
     return make_error(error::compile_failed, render(run.error()));
   result.log = std::move(run->output);

@@ -220,6 +220,9 @@ caf::expected<runner_run> run_runner_bytes(const runner_launch& launch,
     {runner_reply_fd, reply_pipe->write.get()}};
   spec.files = {{1, (scratch->path() / "stdout.txt").string()},
     {2, (scratch->path() / "stderr.txt").string()}};
+  // A candidate's temporary files stay in its scratch directory, which goes
+  // when the evaluation ends.
+  spec.env = {"TMPDIR=" + fs::absolute(scratch->path()).string()};
   auto child = child_process::spawn(spec);
   if (!child)
     return make_error(error::runner_failed, render(child.error()));

@@ -75,6 +75,28 @@ void describe_attributes(spawn_setup& setup) {
   posix_spawnattr_setsigdefault(&setup.attr, &all);
 }
 
+/// The parent's environment with `extra` ("NAME=value") set over it, as
+/// posix_spawn takes it; the pointers stay valid while environ and `extra`
+/// are unchanged.
+std::vector<char*> child_environment(const std::vector<std::string>& extra) {
+  auto overridden = [&](const char* entry) {
+    for (const auto& e : extra) {
+      auto name = e.substr(0, e.find('=')) + '=';
+      if (std::strncmp(entry, name.c_str(), name.size()) == 0)
+        return true;
+    }
+    return false;
+  };
+  std::vector<char*> env;
+  for (char** p = environ; *p != nullptr; ++p)
+    if (!overridden(*p))
+      env.push_back(*p);
+  for (const auto& e : extra)
+    env.push_back(const_cast<char*>(e.c_str()));
+  env.push_back(nullptr);
+  return env;
+}
+
 std::string errno_text(const std::string& what, int code) {
   return what + ": " + std::strerror(code);
 }
@@ -103,9 +125,10 @@ caf::expected<child_process> child_process::spawn(const process_spec& spec) {
   for (const auto& arg : spec.argv)
     argv.push_back(const_cast<char*>(arg.c_str()));
   argv.push_back(nullptr);
+  auto env = child_environment(spec.env);
   pid_t pid = -1;
   int rc = posix_spawnp(
-    &pid, argv[0], &setup.actions, &setup.attr, argv.data(), environ);
+    &pid, argv[0], &setup.actions, &setup.attr, argv.data(), env.data());
   if (rc != 0)
     return make_error(
       error::io_failure, errno_text("cannot start " + spec.argv[0], rc));
@@ -202,15 +225,22 @@ bool wait_readable(int fd, steady_time deadline) {
 
 caf::expected<captured_run> run_captured(const std::vector<std::string>& argv,
   const std::string& cwd, double timeout_s, size_t max_output) {
+  process_spec spec;
+  spec.argv = argv;
+  spec.cwd = cwd;
+  return run_captured(spec, timeout_s, max_output);
+}
+
+caf::expected<captured_run> run_captured(
+  const process_spec& given, double timeout_s, size_t max_output) {
   auto start = std::chrono::steady_clock::now();
   auto deadline = deadline_in(timeout_s);
   auto pipe = make_pipe();
   if (!pipe)
     return std::move(pipe.error());
-  process_spec spec;
-  spec.argv = argv;
-  spec.cwd = cwd;
-  spec.fds = {{1, pipe->write.get()}, {2, pipe->write.get()}};
+  auto spec = given;
+  spec.fds.emplace_back(1, pipe->write.get());
+  spec.fds.emplace_back(2, pipe->write.get());
   auto child = child_process::spawn(spec);
   if (!child)
     return std::move(child.error());

@@ -38,6 +38,9 @@ struct process_spec {
   std::vector<std::pair<int, int>> fds;
   /// Pairs {child fd, path}: files created (truncated) for the child's output.
   std::vector<std::pair<int, std::string>> files;
+  /// "NAME=value" entries set in the child's environment, over the parent's
+  /// variables of the same names; the rest of the parent's is inherited.
+  std::vector<std::string> env;
 };
 
 /// How a process ended.
@@ -114,6 +117,11 @@ struct captured_run {
 /// through one pipe, killing its group after `timeout_s` seconds.
 caf::expected<captured_run> run_captured(const std::vector<std::string>& argv,
   const std::string& cwd, double timeout_s, size_t max_output = 1 << 20);
+
+/// The same for a whole spec (argv, cwd, env); its fds must not name the
+/// child's 1 or 2, which go to the capture pipe.
+caf::expected<captured_run> run_captured(
+  const process_spec& spec, double timeout_s, size_t max_output = 1 << 20);
 
 /// Returns the deadline `seconds` from now.
 steady_time deadline_in(double seconds);

@@ -6,6 +6,7 @@
 
 #include "devices/compiler.hpp"
 #include "tests/devices/test_support.hpp"
+#include "tests/support/text_files.hpp"
 
 using namespace eat;
 using namespace eat::devices;
@@ -119,6 +120,47 @@ TEST_CASE("no build directories are left behind") {
     std::filesystem::directory_iterator{dir.path() / "cache"})
     CHECK(
       entry.path().filename().string().rfind("build.", 0) == std::string::npos);
+}
+
+TEST_CASE("a compiler's temporary files go with its build directory, also "
+          "when its deadline kills it") {
+  // A stand-in compiler that makes a temporary directory, as hipcc does
+  // (it leaves two behind on every compile), and says where.
+  auto dir = make_temp_dir();
+  auto script = dir.path() / "fake-cc";
+  eat::test::write_text(script,
+    "#!/bin/sh\n"
+    "[ \"$1\" = --version ] && { echo fake-cc 1.0; exit 0; }\n"
+    "echo \"made $(mktemp -d)\"\n"
+    "case \"$*\" in *slow*) exec sleep 60;; esac\n"
+    "touch out.so\n");
+  std::filesystem::permissions(script, std::filesystem::perms::owner_all);
+  auto cache = std::filesystem::absolute(dir.path() / "cache");
+  auto made = [](const std::string& log) {
+    auto at = log.find("made ");
+    REQUIRE(at != std::string::npos);
+    return log.substr(at + 5, log.find('\n', at) - at - 5);
+  };
+  SECTION("a compile that succeeds") {
+    auto c = compiler::make(script.string(), cache.string(), 30);
+    REQUIRE(c);
+    auto result = c->compile("int x;\n", flags, "candidate.cpp");
+    REQUIRE(result);
+    REQUIRE(result->ok);
+    auto tmp = made(result->log);
+    CHECK_THAT(tmp, Catch::StartsWith((cache / "build.").string()));
+    CHECK_FALSE(std::filesystem::exists(tmp));
+  }
+  SECTION("a compile killed at its deadline") {
+    auto c = compiler::make(script.string(), cache.string(), 3);
+    REQUIRE(c);
+    auto result = c->compile("int x;\n", {"-slow"}, "candidate.cpp");
+    REQUIRE(result);
+    CHECK(result->failure == "timed out after 3 s");
+    auto tmp = made(result->log);
+    CHECK_THAT(tmp, Catch::StartsWith((cache / "build.").string()));
+    CHECK_FALSE(std::filesystem::exists(tmp));
+  }
 }
 
 TEST_CASE("a compiler that does not run is unavailable") {

@@ -441,3 +441,33 @@ extern "C" void eat_gemm(const float* a, const float* b, float* c, int64_t m,
   CHECK(contains(result.detail, "killed by SIGSEGV"));
 }
 
+TEST_CASE("a kernel's temporary files go with its scratch directory") {
+  // The kernel makes a file where TMPDIR says, as tools and libraries do,
+  // and writes down where it made it.
+  auto dir = make_temp_dir();
+  auto made = dir.path() / "made";
+  auto prologue = R"(
+  static const bool once = [] {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string path = std::string{tmp ? tmp : "/tmp"} + "/left-XXXXXX";
+    int fd = ::mkstemp(path.data());
+    if (fd >= 0)
+      ::close(fd);
+    std::ofstream{")"
+                  + made.string() + R"("} << path;
+    return true;
+  }();
+  (void)once;)";
+  auto includes = "#include <cstdlib>\n#include <fstream>\n#include <string>\n"
+                  "#include <unistd.h>\n";
+  auto dev = make_device(fast_options(dir));
+  auto result = dev->evaluate(sgemm_task(),
+    make_candidate("litter", naive_kernel(prologue, "", includes)), 3);
+  INFO(result.detail);
+  CHECK(result.status == eval_status::passed);
+  std::string path;
+  std::ifstream{made} >> path;
+  INFO("the kernel's file: " << path);
+  REQUIRE_FALSE(path.empty());
+  CHECK_FALSE(std::filesystem::exists(path));
+}

@@ -2,6 +2,8 @@
 // deadlines that kill the whole process group.
 
 #include <csignal>
+#include <cstdlib>
+#include <string>
 
 #include <catch2/catch.hpp>
 
@@ -33,6 +35,24 @@ TEST_CASE("run_captured runs in the given directory") {
   REQUIRE(run);
   auto real = std::filesystem::canonical(dir.path()).string();
   CHECK(run->output == real + "\n");
+}
+
+TEST_CASE("a child inherits the environment, with the spec's variables set "
+          "over it") {
+  ::setenv("EAT_TEST_KEPT", "parent", 1);
+  ::setenv("EAT_TEST_SET", "parent", 1);
+  ::setenv("EAT_TEST_SETTING", "parent", 1); // a longer name, not replaced
+  process_spec spec;
+  spec.argv = {"sh", "-c",
+    "printf '%s|%s|%s|%s' \"$EAT_TEST_KEPT\" \"$EAT_TEST_SET\" "
+    "\"$EAT_TEST_SETTING\" \"$EAT_TEST_NEW\""};
+  spec.env = {"EAT_TEST_SET=child", "EAT_TEST_NEW=new"};
+  auto run = run_captured(spec, 30);
+  REQUIRE(run);
+  CHECK(run->output == "parent|child|parent|new");
+  // The parent's own environment is unchanged.
+  CHECK(std::string{::getenv("EAT_TEST_SET")} == "parent");
+  CHECK(::getenv("EAT_TEST_NEW") == nullptr);
 }
 
 TEST_CASE("a child past its deadline is killed with its whole group") {

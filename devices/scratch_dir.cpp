@@ -49,23 +49,27 @@ scratch_dir::~scratch_dir() {
 bool scratch_dir::remove() {
   if (path_.empty())
     return true;
+  if (!remove_tree(path_))
+    return false;
+  path_.clear();
+  return true;
+}
+
+bool scratch_dir::remove_tree(const fs::path& path) {
   std::error_code ec;
-  fs::remove_all(path_, ec);
+  fs::remove_all(path, ec);
   if (ec) {
     // A hostile candidate may have made subdirectories unwritable.
-    for (auto it = fs::recursive_directory_iterator(path_, ec);
+    for (auto it = fs::recursive_directory_iterator(path, ec);
          !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
       if (it->is_directory(ec))
         fs::permissions(
           it->path(), fs::perms::owner_all, fs::perm_options::add, ec);
-    fs::permissions(path_, fs::perms::owner_all, fs::perm_options::add, ec);
+    fs::permissions(path, fs::perms::owner_all, fs::perm_options::add, ec);
     ec.clear();
-    fs::remove_all(path_, ec);
+    fs::remove_all(path, ec);
   }
-  if (ec)
-    return false;
-  path_.clear();
-  return true;
+  return !ec;
 }
 
 } // namespace eat::devices

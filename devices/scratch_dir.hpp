@@ -33,6 +33,10 @@ public:
   /// directory is gone.
   bool remove();
 
+  /// Removes `path` and everything in it, restoring permissions where a
+  /// candidate took them away; true if it is gone.
+  static bool remove_tree(const std::filesystem::path& path);
+
 private:
   explicit scratch_dir(std::filesystem::path path);
 

@@ -4,12 +4,14 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <vector>
 
 #include <fcntl.h>
 #include <sys/file.h>
 #include <unistd.h>
 
 #include "actors/protocol/error.hpp"
+#include "devices/scratch_dir.hpp"
 
 namespace fs = std::filesystem;
 
@@ -115,6 +117,32 @@ caf::expected<run_dir> run_dir::open(const fs::path& dir) {
   if (!fd)
     return fd.error();
   return run_dir{dir, *fd};
+}
+
+size_t run_dir::remove_leftovers() const {
+  // work/{scratch,cache}, work/<backend>/{scratch,cache}: see
+  // devices/cpu_device.cpp and devices/gpu_device.cpp.
+  std::vector<fs::path> folders{work_dir()};
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(work_dir(), ec))
+    if (e.is_directory(ec))
+      folders.push_back(e.path());
+  size_t removed = 0;
+  auto remove_in = [&](const fs::path& dir, bool builds_only) {
+    std::vector<fs::path> doomed;
+    for (const auto& e : fs::directory_iterator(dir, ec))
+      if (e.is_directory(ec)
+          && (!builds_only
+              || e.path().filename().string().rfind("build.", 0) == 0))
+        doomed.push_back(e.path());
+    for (const auto& d : doomed)
+      removed += devices::scratch_dir::remove_tree(d) ? 1 : 0;
+  };
+  for (const auto& f : folders) {
+    remove_in(f / "scratch", false);
+    remove_in(f / "cache", true);
+  }
+  return removed;
 }
 
 } // namespace eat

@@ -55,6 +55,13 @@ public:
     return path_ / "best_kernel.cpp";
   }
 
+  /// Removes what a process killed in the middle of its work left in work/
+  /// (its own and each GPU backend's folder): evaluations' scratch
+  /// directories and unfinished builds. Compiled objects stay. Safe only
+  /// because the lock keeps every other process out. Returns how many
+  /// directories went.
+  size_t remove_leftovers() const;
+
 private:
   run_dir(std::filesystem::path path, int lock_fd);
   static caf::expected<int> lock(const std::filesystem::path& dir);

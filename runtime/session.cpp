@@ -230,6 +230,10 @@ exit_code finish(const run_dir& dir, const run_summary& s, std::ostream& out) {
 exit_code run_session(
   const run_dir& dir, session_inputs in, std::ostream& out) {
   signal_watcher::block();
+  if (auto n = dir.remove_leftovers(); n > 0)
+    out << "removed " << n << " unfinished build or evaluation "
+        << (n == 1 ? "directory" : "directories")
+        << " that a stopped process left in work/\n";
   std::string warnings;
   auto devs = make_devices(in.cfg, dir, warnings);
   out << warnings;

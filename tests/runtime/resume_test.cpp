@@ -93,6 +93,12 @@ TEST_CASE("eat resume finishes a run killed with SIGKILL, keeping every "
     INFO(checked);
     CHECK(WEXITSTATUS(status) == 0);
   }
+  // What a kill in the middle of a compile and an evaluation leaves.
+  std::filesystem::create_directories(
+    run_dir / "work/scratch/run.killed/locked");
+  std::filesystem::permissions(run_dir / "work/scratch/run.killed/locked",
+    std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec);
+  std::filesystem::create_directories(run_dir / "work/cache/build.killed");
   auto before = read_log(run_dir);
   auto done_before
     = bodies<eval_result>(before, event_kind::evaluation_finished);
@@ -108,6 +114,13 @@ TEST_CASE("eat resume finishes a run killed with SIGKILL, keeping every "
   REQUIRE(WEXITSTATUS(status) == 0);
   CHECK_THAT(output, Catch::Contains("resuming run"));
   CHECK_THAT(output, Catch::Contains("best speedup"));
+  // Two, or more if the kill came in the middle of a compile or an
+  // evaluation of its own.
+  CHECK_THAT(output, Catch::Contains("unfinished build or evaluation "
+                                     "directories that a stopped process left "
+                                     "in work/"));
+  CHECK_FALSE(std::filesystem::exists(run_dir / "work/scratch/run.killed"));
+  CHECK_FALSE(std::filesystem::exists(run_dir / "work/cache/build.killed"));
 
   auto after = read_log(run_dir);
   // Nothing committed before the kill changed or went missing.

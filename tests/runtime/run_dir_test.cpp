@@ -75,3 +75,35 @@ TEST_CASE("opening a directory that is not a run says what is missing") {
   REQUIRE(!plain);
   CHECK_THAT(render(plain.error()), Catch::Contains("no store/ folder"));
 }
+
+TEST_CASE("what a killed process left in work/ is removed, and compiled "
+          "objects stay") {
+  test::temp_dir tmp;
+  auto dir = run_dir::create(tmp.path(), "demo", "");
+  REQUIRE(dir);
+  auto work = dir->work_dir();
+  // An evaluation's scratch directory with a subdirectory its kernel made
+  // unwritable, an unfinished build beside a finished object, and the same
+  // in a GPU backend's folder.
+  fs::create_directories(work / "scratch/run.a1b2c3/locked/deep");
+  fs::permissions(work / "scratch/run.a1b2c3/locked",
+    fs::perms::owner_read | fs::perms::owner_exec);
+  fs::create_directories(work / "cache/build.d4e5f6");
+  test::write_text(work / "cache/build.d4e5f6/candidate.cpp", "int x;\n");
+  test::write_text(work / "cache/0123abcd.so", "object");
+  test::write_text(work / "cache/0123abcd.log", "");
+  fs::create_directories(work / "cuda/scratch/gpu-run.g7h8i9");
+  fs::create_directories(work / "cuda/cache/build.j0k1l2");
+  test::write_text(work / "cuda/cache/4567ef.so", "object");
+
+  CHECK(dir->remove_leftovers() == 4);
+  CHECK(fs::is_empty(work / "scratch"));
+  CHECK_FALSE(fs::exists(work / "cache/build.d4e5f6"));
+  CHECK(read_text(work / "cache/0123abcd.so") == "object");
+  CHECK(fs::exists(work / "cache/0123abcd.log"));
+  CHECK(fs::is_empty(work / "cuda/scratch"));
+  CHECK_FALSE(fs::exists(work / "cuda/cache/build.j0k1l2"));
+  CHECK(read_text(work / "cuda/cache/4567ef.so") == "object");
+  // Nothing left: nothing to do.
+  CHECK(dir->remove_leftovers() == 0);
+}

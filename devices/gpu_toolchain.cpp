@@ -181,8 +181,12 @@ std::vector<std::string> gpu_toolchain::device_flags(
     for (const char* f : {"-cudart", "shared"})
       result.emplace_back(f);
     result.push_back("-arch=" + arch);
+    // Registers, shared memory, stack and spills of each kernel, in the
+    // build log (gpu_resources.hpp).
+    result.emplace_back("--resource-usage");
   } else {
     result.push_back("--offload-arch=" + arch);
+    result.emplace_back("-Rpass-analysis=kernel-resource-usage");
   }
   return result;
 }

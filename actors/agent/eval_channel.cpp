@@ -18,6 +18,7 @@
 #include <caf/scoped_actor.hpp>
 
 #include "actors/protocol/error.hpp"
+#include "devices/gpu_resources.hpp"
 
 namespace eat {
 
@@ -243,6 +244,8 @@ std::string render_eval_text(const eval_result& r) {
   }
   if (!r.detail.empty())
     out += "detail: " + r.detail + "\n";
+  for (const auto& line : devices::kernel_resources(r.build_log))
+    out += "resources: " + line + "\n";
   if (r.status == eval_status::compile_error && !r.build_log.empty())
     out += "build log:\n" + r.build_log.substr(0, 8192) + "\n";
   return out;

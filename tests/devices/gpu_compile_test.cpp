@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "actors/protocol/error.hpp"
+#include "devices/gpu_resources.hpp"
 #include "devices/gpu_toolchain.hpp"
 #include "devices/subprocess.hpp"
 #include "tests/devices/gpu_support.hpp"
@@ -43,6 +44,13 @@ void check_compiles(const std::string& backend, const std::string& program,
   CHECK(exports(out.baseline_object, "eat_gemm"));
   CHECK(exports(out.candidate_object, "eat_gemm"));
   CHECK(exports(out.reference_object, "eat_gemm_reference"));
+  // The compiler's report of each kernel's registers and shared memory is in
+  // the candidate's build log (BENCHMARK-PROTOCOL.md, section 1).
+  auto resources = kernel_resources(out.build_log);
+  INFO(out.build_log);
+  REQUIRE_FALSE(resources.empty());
+  CHECK_THAT(resources[0],
+    Catch::Contains(backend == "cuda" ? " registers, " : " VGPRs, "));
   // Cached the second time: same objects, no new compile.
   auto again = tools->prepare(task, tiled, arch);
   CHECK(again.candidate_object == out.candidate_object);

@@ -171,3 +171,24 @@ TEST_CASE("eval channel: eat agent-eval prints the answer and exits by status") 
   CHECK(r->status.code == 2);
   CHECK_THAT(r->errors, Catch::Contains("usage: eat agent-eval"));
 }
+
+TEST_CASE("eval channel: the answer names each GPU kernel's registers, "
+          "shared memory and spills from the build log") {
+  eval_result r;
+  r.status = eval_status::passed;
+  r.geomean_speedup = 3.0;
+  r.build_log = "ptxas info    : Compiling entry function 'eat_tile' for "
+                "'sm_90'\n"
+                "ptxas info    : Function properties for eat_tile\n"
+                "    0 bytes stack frame, 0 bytes spill stores, 0 bytes "
+                "spill loads\n"
+                "ptxas info    : Used 64 registers, used 1 barriers, 8192 "
+                "bytes smem\n";
+  CHECK_THAT(render_eval_text(r),
+    Catch::Contains("resources: eat_tile (sm_90): 64 registers, 8192 B "
+                    "shared, 0 B stack, 0 B spill stores, 0 B spill "
+                    "loads\n"));
+  // A CPU compile's log has no such report, and the answer no such line.
+  r.build_log = "candidate.cpp:3:7: warning: unused variable 'x'\n";
+  CHECK_THAT(render_eval_text(r), !Catch::Contains("resources:"));
+}

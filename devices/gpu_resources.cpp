@@ -11,11 +11,44 @@ namespace eat::devices {
 
 namespace {
 
+/// The kernel's C++ name without its parameters, return type and
+/// anonymous namespace: "_Z2tkILi3EEvPf" (void tk<3>(float*)) is "tk<3>".
 std::string demangled(const std::string& name) {
   int status = 0;
   std::unique_ptr<char, void (*)(void*)> text{
     abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status), std::free};
-  return status == 0 && text ? std::string{text.get()} : name;
+  if (status != 0 || !text)
+    return name;
+  std::string full = text.get();
+  for (std::string anonymous = "(anonymous namespace)::";;) {
+    auto at = full.find(anonymous);
+    if (at == std::string::npos)
+      break;
+    full.erase(at, anonymous.size());
+  }
+  // The parameter list: the parenthesised group that ends the name.
+  int depth = 0;
+  size_t end = full.size();
+  for (size_t i = full.size(); i-- > 0;) {
+    if (full[i] == ')')
+      ++depth;
+    else if (full[i] == '(' && --depth == 0) {
+      end = i;
+      break;
+    }
+  }
+  // The return type: whatever precedes the last space outside <...>.
+  size_t begin = 0;
+  depth = 0;
+  for (size_t i = 0; i < end; ++i) {
+    if (full[i] == '<')
+      ++depth;
+    else if (full[i] == '>')
+      --depth;
+    else if (full[i] == ' ' && depth == 0)
+      begin = i + 1;
+  }
+  return full.substr(begin, end - begin);
 }
 
 /// The number in front of `unit` in `line` ("256 bytes stack frame"), or

@@ -18,7 +18,8 @@ namespace eat::devices {
 /// 4096 B shared, 256 B stack, 0 B spill stores, 0 B spill loads" or
 /// "tiled: 71 VGPRs, 0 AGPRs, 10 SGPRs, 4096 B LDS, 272 B scratch per lane,
 /// 0 VGPR and 0 SGPR spills, occupancy 7 waves per SIMD"; C++ names are
-/// demangled. Empty when the log has no such report (a CPU compile).
+/// demangled, without their parameters and return type ("tk<3>"). Empty
+/// when the log has no such report (a CPU compile).
 std::vector<std::string> kernel_resources(const std::string& log);
 
 } // namespace eat::devices

@@ -10,6 +10,7 @@
 #include "actors/agent/render.hpp"
 #include "actors/protocol/error.hpp"
 #include "devices/compiler.hpp"
+#include "devices/gpu_resources.hpp"
 #include "devices/kind.hpp"
 #include "runtime/task_file.hpp"
 
@@ -41,6 +42,15 @@ std::string with_first_error(std::string detail, const std::string& log) {
   if (!line.empty() && detail.find(line) == std::string::npos)
     detail += " (" + line + ")";
   return detail;
+}
+
+/// "; <kernel>: 40 registers, ..." for each kernel whose resources the GPU
+/// compiler reported in `log` (devices/gpu_resources.hpp); "" otherwise.
+std::string resources_note(const std::string& log) {
+  std::string note;
+  for (const auto& line : devices::kernel_resources(log))
+    note += "; " + line;
+  return note;
 }
 
 candidate make_candidate(
@@ -90,7 +100,7 @@ task_check_line compile_source(const task_spec& task, const prepare_fn& prepare,
   if (prep.status == eval_status::passed)
     return {task.name, what, true,
       "compiles with " + compiler + "; not run: no " + task.backend
-        + " device here"};
+        + " device here" + resources_note(prep.build_log)};
   auto detail = std::string{to_string(prep.status)} + ": " + prep.detail;
   if (!prep.build_log.empty())
     detail = with_first_error(std::move(detail), prep.build_log);
@@ -119,6 +129,7 @@ task_check_line check_instance(const task_spec& task, const prepare_fn& prepare,
                                + declared.violated + "' excludes it"
                   : is_default ? "default instance compiles"
                                : "compiles";
+    line.detail += resources_note(prep.build_log);
     return line;
   }
   auto rejection = line_with(prep.build_log, rejection_marker);

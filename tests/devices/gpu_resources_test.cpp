@@ -30,7 +30,7 @@ ptxas info    : Function properties for _Z6helperPfi
   auto lines = kernel_resources(log);
   REQUIRE(lines.size() == 2);
   CHECK(lines[0]
-        == "void tk<3>(float*) (sm_90): 8 registers, 0 B shared, 0 B stack, "
+        == "tk<3> (sm_90): 8 registers, 0 B shared, 0 B stack, "
            "0 B spill stores, 0 B spill loads");
   CHECK(lines[1]
         == "tiled (sm_90): 40 registers, 4096 B shared, 256 B stack, 12 B "
@@ -66,9 +66,25 @@ r.hip:6:1: remark:     LDS Size [bytes/block]: 0 [-Rpass-analysis=kernel-resourc
         == "tiled: 71 VGPRs, 0 AGPRs, 10 SGPRs, 4096 B LDS, 272 B scratch "
            "per lane, 3 VGPR and 0 SGPR spills, occupancy 7 waves per SIMD");
   CHECK(lines[1]
-        == "void tk<3>(float*): 2 VGPRs, 0 AGPRs, 6 SGPRs, 0 B LDS, 0 B "
+        == "tk<3>: 2 VGPRs, 0 AGPRs, 6 SGPRs, 0 B LDS, 0 B "
            "scratch per lane, 0 VGPR and 0 SGPR spills, occupancy 8 waves "
            "per SIMD");
+}
+
+TEST_CASE("kernel names lose their parameters, return type and anonymous "
+          "namespace, and keep their template arguments") {
+  auto line = [](const std::string& mangled) {
+    auto lines = kernel_resources("ptxas info    : Compiling entry function '"
+                                  + mangled + "' for 'sm_90'\n"
+                                  + "ptxas info    : Used 8 registers\n");
+    REQUIRE(lines.size() == 1);
+    return lines[0].substr(0, lines[0].find(" (sm_90)"));
+  };
+  // (anonymous namespace)::tiled_gemm(__half const*, long)
+  CHECK(line("_ZN12_GLOBAL__N_110tiled_gemmEPK6__halfl") == "tiled_gemm");
+  // void ns::k<int, 3>(float*)
+  CHECK(line("_ZN2ns1kIiLi3EEEvPf") == "ns::k<int, 3>");
+  CHECK(line("plain_c_kernel") == "plain_c_kernel");
 }
 
 TEST_CASE("a log without a resource report gives no lines") {

@@ -340,6 +340,12 @@ struct fake_gpu_compiler {
                 p.status = eval_status::compile_error;
                 p.build_log = "candidate.cu(9): error: static assertion "
                               "failed with \"invalid combination: too big\"";
+              } else {
+                // What nvcc --resource-usage reports of a kernel.
+                p.build_log = "ptxas info    : Compiling entry function "
+                              "'sgemm_tile' for 'sm_00'\n"
+                              "ptxas info    : Used 40 registers, 4096 bytes "
+                              "smem\n";
               }
               return p;
             }};
@@ -380,8 +386,14 @@ TEST_CASE("a GPU task's baseline and template instances are compiled where "
   REQUIRE(lines.size() == 2 + 2 * task->families.size());
   CHECK(fake.compiled.size() == 1 + 2 * task->families.size());
   CHECK(lines.front().what == "baseline");
+  // Each compile line names what the compiler reported of the kernels.
   CHECK(lines.front().detail
-        == "compiles with fakecc for sm_00; not run: no cuda device here");
+        == "compiles with fakecc for sm_00; not run: no cuda device here; "
+           "sgemm_tile (sm_00): 40 registers, 4096 B shared, 0 B stack, 0 B "
+           "spill stores, 0 B spill loads");
+  CHECK_THAT(lines[1].detail,
+    Catch::EndsWith("compiles; sgemm_tile (sm_00): 40 registers, 4096 B "
+                    "shared, 0 B stack, 0 B spill stores, 0 B spill loads"));
   CHECK(lines.back().what == "evaluation");
   CHECK(lines.back().detail.find("skipped") != std::string::npos);
   for (const auto& l : lines) {

@@ -146,8 +146,10 @@ std::vector<std::string> read_remarks(const std::vector<std::string>& lines) {
     if (end == std::string::npos || at == std::string::npos || at > end)
       continue;
     auto text = line.substr(at + 8, end - at - 8);
-    text = text.substr(text.find_first_not_of(' '));
-    text.erase(text.find_last_not_of(' ') + 1);
+    auto first = text.find_first_not_of(' ');
+    if (first == std::string::npos)
+      continue;
+    text = text.substr(first, text.find_last_not_of(' ') - first + 1);
     auto colon = text.rfind(": ");
     if (colon == std::string::npos)
       continue;

@@ -98,4 +98,13 @@ TEST_CASE("a log without a resource report gives no lines") {
   CHECK(kernel_resources("x.hip:1:1: remark: Function Name: k "
                          "[-Rpass-analysis=kernel-resource-usage]\n")
           .empty());
+  // Lines that only look like a report (a candidate's #warning can print
+  // anything) are skipped, whatever they hold.
+  CHECK(kernel_resources("remark:  [-Rpass-analysis=kernel-resource-usage]\n"
+                         "remark: [-Rpass-analysis=kernel-resource-usage]\n"
+                         "remark: : [-Rpass-analysis=kernel-resource-usage]\n"
+                         "ptxas info Compiling entry function ''\n"
+                         "ptxas info    : Used registers\n"
+                         "ptxas info    : Function properties for \n")
+          .empty());
 }

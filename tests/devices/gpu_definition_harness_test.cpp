@@ -221,9 +221,14 @@ TEST_CASE("the GPU harness catches a kernel whose runs differ") {
 
 TEST_CASE("the GPU harness catches a kernel that writes zeros once it is "
           "timed, and names the element") {
+  // The first workload's checks make 6 calls (3 cases, each run twice),
+  // its warm-up 1, and its timing at least 3 (min_samples): the 9th call,
+  // its second timed one, is the first to write zeros. (With 12 here, the
+  // timing could stop after 3 samples, its noise allowing, and the second
+  // workload's checks caught the zeros instead.)
   fixture f;
   auto reply = f.run_mini(mini_kernel("",
-    "static int calls = 0; if (++calls > 12) for (int64_t i = 0; i < m * n; "
+    "static int calls = 0; if (++calls > 8) for (int64_t i = 0; i < m * n; "
     "++i) c[i] = 0;"));
   CHECK(reply.status == eval_status::incorrect);
   CHECK_THAT(reply.detail, Catch::Contains("timing: output differs from the "

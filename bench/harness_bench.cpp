@@ -238,7 +238,7 @@ public:
     // short of that, as the runner does; its default memory budget).
     auto task = sgemm_task(size);
     auto p = devices::problem::make(*devices::find_kind("gemm"),
-      task.workloads[0], task.atol, task.rtol);
+      task.workloads[0], devices::tolerance_of(task));
     auto plan = devices::plan_rotation(devices::last_level_cache_bytes());
     // The runner's budget: a quarter of the device's address-space limit.
     auto budget = (devices::cpu_options{}.address_space_mib << 20) / 4;

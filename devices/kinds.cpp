@@ -1,4 +1,5 @@
 #include "devices/kind.hpp"
+#include "devices/kinds/tolerance.hpp"
 
 #include <cmath>
 
@@ -46,8 +47,8 @@ std::string check_task(const task_spec& task) {
   if (k->is_fp32() && task.dtype != "float32")
     return "dtype '" + task.dtype + "' is not supported by kind '" + task.kind
            + "' (only float32)";
-  if (!(task.atol >= 0) || !(task.rtol >= 0))
-    return "tolerances must be non-negative numbers";
+  if (auto why = check_tolerance(tolerance_of(task)); !why.empty())
+    return "invalid tolerances: " + why;
   if (task.workloads.empty())
     return "task '" + task.name + "' has no workloads";
   for (const auto& w : task.workloads)

@@ -148,6 +148,8 @@ runner_request make_runner_request(const task_spec& task, const prepared& so,
   req.dtype = task.dtype;
   req.atol = task.atol;
   req.rtol = task.rtol;
+  req.matched_ratio = task.matched_ratio;
+  req.max_error = task.max_error;
   req.workloads = task.workloads;
   req.reference_so = so.reference_object;
   req.baseline_so = so.baseline_object;

@@ -10,6 +10,7 @@
 #include "devices/cpu_device.hpp"
 #include "devices/gpu_device.hpp"
 #include "devices/gpu_toolchain.hpp"
+#include "devices/kinds/tolerance.hpp"
 #include "devices/scratch_dir.hpp"
 #include "runtime/cli.hpp"
 #include "runtime/flashinfer_import.hpp"
@@ -84,8 +85,8 @@ std::string tensor_text(const tensor_arg& a, bool output) {
     text += " (" + a.generator + ")";
   }
   if (output) {
-    std::snprintf(buf, sizeof(buf), " (atol %g, rtol %g)", a.atol, a.rtol);
-    text += buf;
+    std::snprintf(buf, sizeof(buf), " (atol %g, rtol %g", a.atol, a.rtol);
+    text += buf + devices::ratio_text(devices::tolerance_of(a)) + ")";
   }
   return text;
 }
@@ -101,7 +102,8 @@ void show_tensors(std::ostream& out, const workload& w) {
 
 void show(std::ostream& out, const task_spec& t) {
   out << t.name << ": kind " << t.kind << ", dtype " << t.dtype << ", atol "
-      << t.atol << ", rtol " << t.rtol << "\n";
+      << t.atol << ", rtol " << t.rtol
+      << devices::ratio_text(devices::tolerance_of(t)) << "\n";
   if (!t.flops.empty())
     out << "flops per call: " << t.flops << "; bytes per call: " << t.bytes
         << "\n";

@@ -9,6 +9,7 @@
 #include "actors/protocol/error.hpp"
 #include "runtime/axis_formula.hpp"
 #include "runtime/task_definition.hpp"
+#include "runtime/task_tolerance.hpp"
 
 namespace fs = std::filesystem;
 
@@ -51,9 +52,6 @@ using toml_check::table_reader;
 /// definition.json and workloads.jsonl larger than this are refused.
 constexpr size_t max_json_bytes = size_t{64} << 20;
 
-constexpr number_rule tolerance{"a number >= 0", [](double x) {
-                                  return x >= 0;
-                                }};
 constexpr number_rule finite{"a finite number", [](double x) {
                                return std::isfinite(x);
                              }};
@@ -132,7 +130,7 @@ void fail_lines(table_reader& t, std::string_view key, const std::string& file,
 /// Settings of task.toml that refine the definition.
 struct definition_settings {
   std::map<std::string, tensor_arg> generators;
-  std::map<std::string, std::pair<double, double>> tolerances;
+  std::map<std::string, devices::tolerance> tolerances;
   /// Axis a generator's bound names, by input.
   std::map<std::string, std::string> bound_axis;
   std::string flops;
@@ -216,7 +214,7 @@ void read_tolerances(table_reader& t, const definition_info& def,
   auto* tols = t.table("tolerances");
   for (const auto& o : def.outputs) {
     auto def_tol = default_tolerance(o.dtype);
-    s.tolerances[o.name] = {def_tol, def_tol};
+    s.tolerances[o.name] = {def_tol, def_tol, 1, 0};
     const toml::table* table = nullptr;
     if (tols)
       if (auto* node = tols->get(o.name))
@@ -224,9 +222,9 @@ void read_tolerances(table_reader& t, const definition_info& def,
     if (!table)
       continue;
     auto path = t.full("tolerances") + "." + o.name;
-    table_reader r{table, path, path, {"atol", "rtol"}, out};
-    s.tolerances[o.name] = {r.number("atol", tolerance).value_or(def_tol),
-      r.number("rtol", tolerance).value_or(def_tol)};
+    table_reader r{
+      table, path, path, {tolerance_keys.begin(), tolerance_keys.end()}, out};
+    s.tolerances[o.name] = read_tolerance(r, def_tol);
   }
   if (tols)
     for (const auto& [key, node] : *tols)
@@ -262,7 +260,7 @@ void read_formula(table_reader& t, std::string_view key,
 caf::expected<workload> resolve_workload(const definition_info& def,
   const workload_line& line, const std::map<std::string, tensor_arg>& gens,
   const std::map<std::string, std::string>& bound_axis,
-  const std::map<std::string, std::pair<double, double>>& tolerances,
+  const std::map<std::string, devices::tolerance>& tolerances,
   const std::string& flops, const std::string& bytes);
 
 bool is_task_file_path(std::string_view path) {
@@ -301,8 +299,7 @@ void read_definition_task(table_reader& t, const fs::path& folder,
   spec.flops = s.flops;
   spec.bytes = s.bytes;
   spec.dtype = def->outputs.front().dtype;
-  spec.atol = s.tolerances[def->outputs.front().name].first;
-  spec.rtol = s.tolerances[def->outputs.front().name].second;
+  devices::set_tolerance(spec, s.tolerances[def->outputs.front().name]);
   fs::path lines_path;
   auto lines_text = workloads.empty()
                       ? read_named_file(t, "workloads", folder, lines_path)

@@ -8,6 +8,7 @@
 #include "actors/protocol/error.hpp"
 #include "runtime/axis_formula.hpp"
 #include "runtime/task_definition.hpp"
+#include "runtime/task_tolerance.hpp"
 
 namespace eat {
 
@@ -66,7 +67,7 @@ std::string short_name(const workload_line& line) {
 caf::expected<workload> resolve_workload(const definition_info& def,
   const workload_line& line, const std::map<std::string, tensor_arg>& gens,
   const std::map<std::string, std::string>& bound_axis,
-  const std::map<std::string, std::pair<double, double>>& tolerances,
+  const std::map<std::string, devices::tolerance>& tolerances,
   const std::string& flops, const std::string& bytes) {
   auto fail = [&](const std::string& why) {
     return make_error(
@@ -103,7 +104,7 @@ caf::expected<workload> resolve_workload(const definition_info& def,
     arg.name = t.name;
     arg.dtype = t.dtype;
     arg.shape = shape_of(t, w.axes);
-    std::tie(arg.atol, arg.rtol) = tolerances.at(t.name);
+    devices::set_tolerance(arg, tolerances.at(t.name));
     w.outputs.push_back(std::move(arg));
   }
   auto f = evaluate_formula(flops, w.axes);

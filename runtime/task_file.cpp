@@ -8,6 +8,7 @@
 #include "actors/agent/constraints.hpp"
 #include "actors/protocol/error.hpp"
 #include "runtime/task_definition.hpp"
+#include "runtime/task_tolerance.hpp"
 #include "runtime/toml_check.hpp"
 
 namespace fs = std::filesystem;
@@ -40,9 +41,6 @@ bool is_identifier(std::string_view x) {
          && std::all_of(x.begin(), x.end(), is_word_char);
 }
 
-constexpr number_rule tolerance{"a number >= 0", [](double x) {
-                                  return x >= 0;
-                                }};
 constexpr string_rule any_string{"a string", [](std::string_view) {
                                    return true;
                                  }};
@@ -395,7 +393,8 @@ task_spec read_task(const toml::table& root, const fs::path& folder,
     keys.insert(keys.end(),
       {"definition", "flops", "bytes", "tolerances", "inputs"});
   else
-    keys.insert(keys.begin() + 4, {"dtype", "atol", "rtol"});
+    keys.insert(keys.begin() + 4,
+      {"dtype", "atol", "rtol", "matched_ratio", "max_error"});
   table_reader t{&root, "", "", keys, out};
   task_spec spec;
   spec.name = name;
@@ -405,8 +404,7 @@ task_spec read_task(const toml::table& root, const fs::path& folder,
   spec.backend = t.string("backend", backend_rule).value_or("cpu");
   if (!is_definition) {
     spec.dtype = read_only_value(t, "dtype", "float32");
-    spec.atol = t.number("atol", tolerance).value_or(default_tolerance);
-    spec.rtol = t.number("rtol", tolerance).value_or(default_tolerance);
+    devices::set_tolerance(spec, read_tolerance(t, default_tolerance));
   }
   if (auto src = read_source(t, "reference", folder))
     spec.reference_source = std::move(src->text);

@@ -81,6 +81,17 @@ std::vector<std::string> fp32_input_names(
 /// FlashInfer-Bench's input descriptors: a definition task's inputs as the
 /// loader resolved them (scalars with their value), generated tensors of
 /// every kind as "random".
+/// The task's tolerance, for the correctness's `extra`: atol and rtol,
+/// and the matched ratio and the cap where the task sets them.
+json tolerance_extra(const task_spec& task) {
+  json extra{{"atol", task.atol}, {"rtol", task.rtol}};
+  if (task.matched_ratio < 1)
+    extra["matched_ratio"] = task.matched_ratio;
+  if (task.max_error > 0)
+    extra["max_error"] = task.max_error;
+  return extra;
+}
+
 json inputs_json(const devices::kind& k, const workload& w) {
   json inputs = json::object();
   for (const auto& in : w.inputs) {
@@ -156,7 +167,7 @@ json evaluation_json(const task_spec& task, const eval_result& r,
   if (w != nullptr && (status == "PASSED" || status == "INCORRECT_NUMERICAL"))
     e["correctness"] = {{"max_relative_error", error_value(w->max_rel_error)},
       {"max_absolute_error", error_value(w->max_abs_error)},
-      {"extra", {{"atol", task.atol}, {"rtol", task.rtol}}}};
+      {"extra", tolerance_extra(task)}};
   if (w != nullptr && status == "PASSED")
     e["performance"] = {{"latency_ms", w->candidate_median_ns / 1e6},
       {"reference_latency_ms", w->baseline_median_ns / 1e6},

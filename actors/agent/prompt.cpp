@@ -9,6 +9,7 @@
 #include "actors/agent/definition_text.hpp"
 #include "actors/agent/render.hpp"
 #include "actors/protocol/error.hpp"
+#include "devices/kinds/tolerance.hpp"
 
 namespace eat {
 
@@ -90,8 +91,9 @@ std::map<std::string, std::string> prompt_values(
     {"backend", t.backend},
     {"dtype", t.dtype},
     {"description", t.description.empty() ? "(no description)" : t.description},
-    {"tolerance",
-      "|a - b| <= " + fixed(t.atol, 6) + " + " + fixed(t.rtol, 6) + " * |ref|"},
+    {"tolerance", "|a - b| <= " + fixed(t.atol, 6) + " + " + fixed(t.rtol, 6)
+                    + " * |ref|"
+                    + devices::ratio_text(devices::tolerance_of(t))},
     {"workloads", workloads_text(t) + definition_text(t)},
     {"baseline", "```cpp\n" + t.baseline_source + "```"},
     {"parent_id", fresh ? "baseline" : p.id},

@@ -8,6 +8,7 @@
 
 #include "actors/agent/definition_text.hpp"
 #include "actors/protocol/error.hpp"
+#include "devices/kinds/tolerance.hpp"
 #include "devices/sha256.hpp"
 
 namespace eat {
@@ -205,7 +206,8 @@ std::string render_prompt(const std::string& tmpl, const assignment& a) {
     {"{{backend}}", t.backend},
     {"{{dtype}}", t.dtype},
     {"{{tolerance}}", "atol " + format_double(t.atol, "%g") + ", rtol "
-                        + format_double(t.rtol, "%g")},
+                        + format_double(t.rtol, "%g")
+                        + devices::ratio_text(devices::tolerance_of(t))},
     {"{{workloads}}", workload_list(t) + definition_text(t)},
     {"{{strategy}}", a.strategy.empty() ? std::string{"local"} : a.strategy},
     {"{{role}}", a.role},

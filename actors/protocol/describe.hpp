@@ -12,10 +12,18 @@
 // fails on a missing key or a value of the wrong type with msgpack::type_error,
 // which callers turn into eat::error::malformed_message (see wire.hpp).
 //
+// A field added to a struct that event logs store is declared optional, so
+// that logs written before it existed still decode (the field keeps its
+// default):
+//
+//   EAT_DESCRIBE_OPTIONAL(point, z)
+//
 // Thread safety: stateless; usable from any thread.
 
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -50,6 +58,36 @@ struct is_described<
 
 template <class T>
 constexpr bool is_described_v = is_described<T>::value;
+
+/// True for described types with fields declared by EAT_DESCRIBE_OPTIONAL.
+template<class T, class = void>
+struct has_optional_fields : std::false_type {};
+
+template<class T>
+struct has_optional_fields<T,
+  std::void_t<decltype(describe_optional(static_cast<const T*>(nullptr)))>>
+  : std::true_type {};
+
+/// Bit i set for each field i of `T` that a decoder must find.
+template<class T>
+uint32_t required_fields() {
+  auto fs = describe_fields(static_cast<const T*>(nullptr));
+  constexpr auto n = std::tuple_size_v<decltype(fs)>;
+  uint32_t all = (n == 32) ? ~0u : ((1u << n) - 1);
+  if constexpr (has_optional_fields<T>::value) {
+    auto optional = describe_optional(static_cast<const T*>(nullptr));
+    uint32_t index = 0;
+    std::apply(
+      [&](auto... f) {
+        ((std::find(optional.begin(), optional.end(), f.name) != optional.end()
+             ? (all &= ~(1u << index), ++index)
+             : ++index),
+          ...);
+      },
+      fs);
+  }
+  return all;
+}
 
 /// Enums cross the wire as their underlying integer. Each wire enum declares
 /// `constexpr bool valid_enum_value(E, std::underlying_type_t<E>)` next to it
@@ -117,6 +155,17 @@ void check_enum(E tag, std::underlying_type_t<E> raw) {
         return f(caf::meta::type_name(#T), (x.*(fs.ptr))...);                  \
       },                                                                       \
       describe_fields(&x));                                                    \
+  }
+
+#define EAT_PP_OPTIONAL_NAME(T, x)                                             \
+  (static_cast<void>(sizeof(&T::x)), std::string_view{#x})
+
+/// Declares fields of `T` (already listed by EAT_DESCRIBE) that decoding
+/// may find missing: they keep their default values.
+#define EAT_DESCRIBE_OPTIONAL(T, ...)                                          \
+  [[maybe_unused]] inline auto describe_optional(const T*) {                   \
+    return std::array<std::string_view, EAT_PP_NARG(__VA_ARGS__)>{             \
+      EAT_PP_FOR_EACH(EAT_PP_OPTIONAL_NAME, T, __VA_ARGS__)};                  \
   }
 
 /// Declares a wire enum `E` whose valid codes are [0, last].
@@ -203,7 +252,8 @@ MSGPACK_API_VERSION_NAMESPACE(MSGPACK_DEFAULT_API_NS) {
           },
           fs);
       }
-      if (seen != ((n == 32) ? ~0u : ((1u << n) - 1)))
+      auto required = eat::wire::required_fields<T>();
+      if ((seen & required) != required)
         throw msgpack::type_error();
       return o;
     }

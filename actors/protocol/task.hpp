@@ -33,12 +33,18 @@ struct tensor_arg {
   int64_t extent = 0;
   double low = -1;
   double high = 1;
-  /// Outputs: |a - b| <= atol + rtol * |ref| on every element.
+  /// Outputs: |a - b| <= atol + rtol * |ref| on every element or, with a
+  /// matched ratio below 1, on that fraction of the elements, none further
+  /// than max_error from the reference (0: no cap;
+  /// devices/kinds/tolerance.hpp).
   double atol = 0;
   double rtol = 0;
+  double matched_ratio = 1;
+  double max_error = 0;
 };
 EAT_DESCRIBE(tensor_arg, name, dtype, shape, scalar, value, generator, extent,
-             low, high, atol, rtol)
+  low, high, atol, rtol, matched_ratio, max_error)
+EAT_DESCRIBE_OPTIONAL(tensor_arg, matched_ratio, max_error)
 
 /// One problem size to measure, e.g. {"m": 256, "n": 256, "k": 256}.
 struct workload {
@@ -97,9 +103,13 @@ struct task_spec {
   /// the first output's; each tensor_arg has its own).
   std::string dtype;
   /// Absolute and relative tolerance: |a - b| <= atol + rtol * |ref|
-  /// (definition tasks: the first output's; each output has its own).
+  /// (definition tasks: the first output's; each output has its own), on
+  /// every element or on the matched ratio of them, none further than
+  /// max_error (0: no cap) from the reference.
   double atol = 0;
   double rtol = 0;
+  double matched_ratio = 1;
+  double max_error = 0;
   std::vector<workload> workloads;
   /// Source of the reference (computed in a wider type).
   std::string reference_source;
@@ -122,7 +132,9 @@ struct task_spec {
   std::string bytes;
 };
 EAT_DESCRIBE(task_spec, name, kind, backend, dtype, atol, rtol, workloads,
-             reference_source, baseline_source, families, description,
-             expert_source, expert_libs, definition, flops, bytes)
+  reference_source, baseline_source, families, description, expert_source,
+  expert_libs, definition, flops, bytes, matched_ratio, max_error)
+// Added after event logs stored tasks: logs without them still decode.
+EAT_DESCRIBE_OPTIONAL(task_spec, matched_ratio, max_error)
 
 } // namespace eat

@@ -76,8 +76,8 @@ check_outcome against_reference(
   check_outcome result;
   for (size_t o = 0; o < got.size(); ++o) {
     const auto& t = s.p.outputs()[o];
-    auto cmp = compare_outputs(t.type, output_part(got[o]), s.ref[o].data(),
-      t.elements, t.atol, t.rtol);
+    auto cmp = compare_outputs(
+      t.type, output_part(got[o]), s.ref[o].data(), t.elements, t.tol);
     result.max_abs_error = std::max(result.max_abs_error, cmp.max_abs_error);
     result.max_rel_error = std::max(result.max_rel_error, cmp.max_rel_error);
     if (!cmp.ok) {

@@ -81,8 +81,7 @@ check_outcome prepare_context(gpu_context& ctx, gpu_api& api,
       "cannot allocate the L2 flush buffer: " + render(flush.error())};
   ctx.flush = std::move(*flush);
   ctx.api = &api;
-  ctx.atol = req.atol;
-  ctx.rtol = req.rtol;
+  ctx.tol = {req.atol, req.rtol, req.matched_ratio, req.max_error};
   ctx.timing = req.timing;
   return load_into(ctx, req);
 }
@@ -104,7 +103,7 @@ uint64_t flush_bytes_for(uint64_t l2_bytes) {
 }
 
 problem problem_of(const gpu_context& ctx, const workload& w) {
-  return problem::make(*ctx.k, w, ctx.atol, ctx.rtol);
+  return problem::make(*ctx.k, w, ctx.tol);
 }
 
 std::string call_on_device(const gpu_context& ctx, void* fn,
@@ -133,8 +132,7 @@ gpu_runner_reply run_gpu_request(
   task.backend = req.backend;
   task.kind = req.kind;
   task.dtype = req.dtype;
-  task.atol = req.atol;
-  task.rtol = req.rtol;
+  set_tolerance(task, {req.atol, req.rtol, req.matched_ratio, req.max_error});
   task.workloads = req.workloads;
   if (auto why = check_gpu_task(task); !why.empty())
     return fail(eval_status::rejected, std::move(why));

@@ -41,8 +41,7 @@ struct gpu_context {
   /// The reference's code, inaccessible except while the harness calls it.
   code_lock reference_code;
   /// fp32 kinds' tolerances (definition outputs carry their own).
-  double atol = 0;
-  double rtol = 0;
+  tolerance tol;
   timing_options timing;
   /// Written before each timed sample to flush the L2 cache.
   device_memory flush;

@@ -149,11 +149,10 @@ std::string compare_range(const problem& p, size_t o,
     = static_cast<const std::byte*>(output_part(cand)) + from * size;
   const void* want
     = static_cast<const std::byte*>(output_part(base)) + from * size;
-  auto cmp = count == t.elements
-               ? compare_outputs(t.type, got, want, count, 2 * t.atol,
-                 2 * t.rtol)
-               : compare_elements(t.type, got, want, count, 2 * t.atol,
-                 2 * t.rtol);
+  auto cmp
+    = count == t.elements
+        ? compare_outputs(t.type, got, want, count, t.tol.between_outputs())
+        : compare_elements(t.type, got, want, count, t.tol.between_outputs());
   if (cmp.ok)
     return {};
   return "output differs from the baseline's on the same inputs: "

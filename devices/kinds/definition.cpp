@@ -16,6 +16,7 @@
 
 #include "devices/kind.hpp"
 #include "devices/kinds/dtype.hpp"
+#include "devices/kinds/tolerance.hpp"
 
 namespace eat::devices {
 
@@ -78,8 +79,8 @@ std::string check_arg(const tensor_arg& a, bool output) {
   if (n < 0)
     return prefix + "has a negative dimension or more than 2^34 elements";
   if (output) {
-    if (!(a.atol >= 0) || !(a.rtol >= 0))
-      return prefix + "has negative tolerances";
+    if (auto why = check_tolerance(tolerance_of(a)); !why.empty())
+      return prefix + "has invalid tolerances: " + why;
     return {};
   }
   if (a.scalar)

@@ -94,15 +94,13 @@ tensor_layout layout_of(const tensor_arg& a) {
   t.type = parse_dtype(a.dtype).value_or(dtype::float32);
   t.elements = elements_of(a.shape);
   t.shape = a.shape;
-  t.atol = a.atol;
-  t.rtol = a.rtol;
+  t.tol = tolerance_of(a);
   return t;
 }
 
 } // namespace
 
-problem problem::make(
-  const kind& k, const workload& w, double atol, double rtol) {
+problem problem::make(const kind& k, const workload& w, const tolerance& tol) {
   problem p;
   p.kind_ = &k;
   p.dims_ = k.dims(w);
@@ -117,9 +115,9 @@ problem problem::make(
   auto sizes = k.sizes(p.dims_);
   for (size_t i = 0; i < sizes.inputs.size(); ++i)
     p.inputs_.push_back(tensor_layout{
-      "input" + std::to_string(i), dtype::float32, sizes.inputs[i], {}, 0, 0});
+      "input" + std::to_string(i), dtype::float32, sizes.inputs[i], {}, {}});
   p.outputs_.push_back(
-    tensor_layout{"output", dtype::float32, sizes.output, {}, atol, rtol});
+    tensor_layout{"output", dtype::float32, sizes.output, {}, tol});
   return p;
 }
 

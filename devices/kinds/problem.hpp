@@ -17,6 +17,7 @@
 #include "actors/protocol/task.hpp"
 #include "devices/kind.hpp"
 #include "devices/kinds/dtype.hpp"
+#include "devices/kinds/tolerance.hpp"
 #include "devices/page_allocator.hpp"
 #include "devices/rng.hpp"
 
@@ -76,18 +77,16 @@ struct tensor_layout {
   size_t elements = 0;
   /// Extents, for element names; empty for a scalar or a 0-D tensor.
   std::vector<int64_t> shape;
-  /// Outputs: the comparison's tolerances.
-  double atol = 0;
-  double rtol = 0;
+  /// Outputs: the comparison's tolerance.
+  tolerance tol;
 };
 
 /// One workload's call.
 class problem {
 public:
   /// The problem of `w` for kind `k` (check_task passed); fp32 kinds take
-  /// the task's tolerances `atol` and `rtol`.
-  static problem make(
-    const kind& k, const workload& w, double atol, double rtol);
+  /// the task's tolerance `tol`.
+  static problem make(const kind& k, const workload& w, const tolerance& tol);
 
   const problem_dims& dims() const {
     return dims_;

@@ -99,7 +99,7 @@ check_outcome compare_all(const problem& p, const output_set& outs,
   for (size_t o = 0; o < outs.outs.size(); ++o) {
     const auto& t = p.outputs()[o];
     auto cmp = compare_outputs(
-      t.type, outs.outs[o].data(), ref[o].data(), t.elements, t.atol, t.rtol);
+      t.type, outs.outs[o].data(), ref[o].data(), t.elements, t.tol);
     result.max_abs_error = std::max(result.max_abs_error, cmp.max_abs_error);
     result.max_rel_error = std::max(result.max_rel_error, cmp.max_rel_error);
     if (!cmp.ok && result.status == eval_status::passed) {
@@ -166,7 +166,7 @@ check_outcome check_case(
 
 check_outcome check_workload(
   const harness_context& ctx, const workload& w, uint64_t workload_seed) {
-  auto p = problem::make(*ctx.k, w, ctx.atol, ctx.rtol);
+  auto p = problem::make(*ctx.k, w, ctx.tol);
   case_buffers bufs{p};
   check_outcome result;
   auto random_cases = ctx.timing.check_seeds;

@@ -46,10 +46,12 @@ struct double_view {
 /// zeros" rule) or a sample of its elements.
 enum class scope { whole_output, elements };
 
-template <class Expected>
+template<class Expected>
 comparison compare_impl(const typed_view& got, const Expected& expected,
-  size_t n, double atol, double rtol, scope what = scope::whole_output) {
+  size_t n, const tolerance& tol, scope what = scope::whole_output) {
   comparison result;
+  result.compared = n;
+  result.required_ratio = tol.matched_ratio < 1 ? tol.matched_ratio : 1;
   auto fail = [&](size_t i, double tolerance, const char* reason) {
     if (!result.ok)
       return;
@@ -60,6 +62,13 @@ comparison compare_impl(const typed_view& got, const Expected& expected,
     result.tolerance = tolerance;
     result.reason = reason;
   };
+  // Mismatches fail at once unless the task allows some; then the first one
+  // is kept for the message should there be too many.
+  auto allowed = tol.allowed_mismatches(n);
+  bool count_only = allowed > 0 && what == scope::whole_output;
+  bool sampled_ratio = tol.matched_ratio < 1 && what == scope::elements;
+  size_t first_mismatch = n;
+  double first_mismatch_tolerance = 0;
   bool integers = !is_floating(got.type);
   bool all_zero = true;
   bool reference_zero = true;
@@ -77,7 +86,7 @@ comparison compare_impl(const typed_view& got, const Expected& expected,
         fail(i, 0, "mismatch");
       continue;
     }
-    auto tolerance = atol + rtol * std::fabs(e);
+    auto tolerance = tol.atol + tol.rtol * std::fabs(e);
     if (!std::isfinite(g)) {
       fail(i, tolerance, "non-finite value");
       continue;
@@ -86,13 +95,25 @@ comparison compare_impl(const typed_view& got, const Expected& expected,
     result.max_abs_error = std::max(result.max_abs_error, err);
     if (e != 0)
       result.max_rel_error = std::max(result.max_rel_error, err / std::fabs(e));
-    if (!(err <= tolerance))
-      fail(i, tolerance, integers && got.poisoned(i) ? "not written"
-                                                     : "mismatch");
+    if (tol.max_error > 0 && err > tol.max_error)
+      fail(i, tol.max_error, "above the maximum error");
+    if (err <= tolerance)
+      continue;
+    ++result.mismatched;
+    if (integers && got.poisoned(i))
+      fail(i, tolerance, "not written");
+    else if (!count_only && !sampled_ratio)
+      fail(i, tolerance, "mismatch");
+    else if (first_mismatch == n) {
+      first_mismatch = i;
+      first_mismatch_tolerance = tolerance;
+    }
   }
   if (what == scope::whole_output && result.ok && n > 0 && all_zero
       && !reference_zero)
     fail(first_nonzero, 0, "all zeros");
+  if (count_only && result.mismatched > allowed)
+    fail(first_mismatch, first_mismatch_tolerance, "too few matched");
   return result;
 }
 
@@ -174,36 +195,35 @@ bool guarded_output::poisoned(size_t i) const {
 }
 
 comparison compare_outputs(dtype type, const void* got, const double* expected,
-  size_t n, double atol, double rtol) {
-  return compare_impl(typed_view{type, got}, double_view{expected}, n, atol,
-    rtol);
+  size_t n, const tolerance& tol) {
+  return compare_impl(typed_view{type, got}, double_view{expected}, n, tol);
 }
 
 comparison compare_outputs(dtype type, const void* got, const void* expected,
-  size_t n, double atol, double rtol) {
-  return compare_impl(typed_view{type, got}, typed_view{type, expected}, n,
-    atol, rtol);
+  size_t n, const tolerance& tol) {
+  return compare_impl(
+    typed_view{type, got}, typed_view{type, expected}, n, tol);
 }
 
 comparison compare_elements(dtype type, const void* got, const void* expected,
-  size_t n, double atol, double rtol) {
-  return compare_impl(typed_view{type, got}, typed_view{type, expected}, n,
-    atol, rtol, scope::elements);
-}
-
-comparison compare_outputs(const float* got, const double* expected, size_t n,
-  double atol, double rtol) {
-  return compare_outputs(dtype::float32, got, expected, n, atol, rtol);
+  size_t n, const tolerance& tol) {
+  return compare_impl(
+    typed_view{type, got}, typed_view{type, expected}, n, tol, scope::elements);
 }
 
 comparison compare_outputs(
-  const float* got, const float* expected, size_t n, double atol, double rtol) {
+  const float* got, const double* expected, size_t n, const tolerance& tol) {
+  return compare_outputs(dtype::float32, got, expected, n, tol);
+}
+
+comparison compare_outputs(
+  const float* got, const float* expected, size_t n, const tolerance& tol) {
   return compare_outputs(
-    dtype::float32, got, static_cast<const void*>(expected), n, atol, rtol);
+    dtype::float32, got, static_cast<const void*>(expected), n, tol);
 }
 
 std::string describe(const comparison& x, const std::string& element) {
-  char buf[256];
+  char buf[512];
   if (x.reason == "all zeros")
     std::snprintf(buf, sizeof(buf),
       "the output is all zeros but the reference is not (%s = %.9g)",
@@ -213,6 +233,21 @@ std::string describe(const comparison& x, const std::string& element) {
       "%s was not written (it still holds the poison sentinel %.0f) but "
       "expected %.9g",
       element.c_str(), x.got, x.expected);
+  else if (x.reason == "above the maximum error")
+    std::snprintf(buf, sizeof(buf),
+      "%s = %.9g but expected %.9g (|error| %.3g > maximum error %.3g)",
+      element.c_str(), x.got, x.expected, std::fabs(x.got - x.expected),
+      x.tolerance);
+  else if (x.reason == "too few matched")
+    std::snprintf(buf, sizeof(buf),
+      "too few elements within tolerance: %zu of %zu (%.4g %%) outside it, "
+      "a matched ratio of %.4g %% required; the first: %s = %.9g but "
+      "expected %.9g (|error| %.3g > tolerance %.3g)",
+      x.mismatched, x.compared,
+      100.0 * static_cast<double>(x.mismatched)
+        / static_cast<double>(x.compared),
+      100.0 * x.required_ratio, element.c_str(), x.got, x.expected,
+      std::fabs(x.got - x.expected), x.tolerance);
   else
     std::snprintf(buf, sizeof(buf),
       "%s = %.9g but expected %.9g (|error| %.3g > tolerance %.3g)",

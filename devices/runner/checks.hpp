@@ -2,7 +2,9 @@
 // (BENCHMARK-PROTOCOL.md section 2): poisoning of outputs (a NaN pattern for
 // floats, a checked sentinel for integers) with guard zones around them,
 // input hashing, element-wise comparison per dtype with
-// |got - expected| <= atol + rtol * |expected|, and the hidden-thread tests.
+// |got - expected| <= atol + rtol * |expected| (on every element, or on a
+// task's matched ratio of them under a cap, devices/kinds/tolerance.hpp),
+// and the hidden-thread tests.
 //
 // Runs inside eat-runner, single-threaded; plain functions and values.
 
@@ -15,6 +17,7 @@
 
 #include "devices/kinds/dtype.hpp"
 #include "devices/kinds/problem.hpp"
+#include "devices/kinds/tolerance.hpp"
 
 namespace eat::devices {
 
@@ -95,40 +98,50 @@ struct comparison {
   /// Largest |got - expected| / |expected| over the finite elements whose
   /// expected value is not zero.
   double max_rel_error = 0;
-  /// Index, values and tolerance of the first failing element.
+  /// Elements compared, and those outside atol + rtol * |expected|.
+  size_t compared = 0;
+  size_t mismatched = 0;
+  /// Index, values and tolerance of the first failing element (for "too
+  /// few matched": the first element outside the tolerance).
   size_t index = 0;
   double got = 0;
   double expected = 0;
   double tolerance = 0;
-  /// Why it failed: "mismatch", "non-finite value", "all zeros" or "not
-  /// written" (an integer output still holding its poison sentinel).
+  /// The matched ratio the comparison required (1: every element).
+  double required_ratio = 1;
+  /// Why it failed: "mismatch", "non-finite value", "all zeros", "not
+  /// written" (an integer output still holding its poison sentinel),
+  /// "above the maximum error" or "too few matched" (more elements outside
+  /// the tolerance than the matched ratio allows).
   std::string reason;
 };
 
 /// Compares `n` elements of type `type` at `got` against a reference
 /// computed in double.
 comparison compare_outputs(dtype type, const void* got, const double* expected,
-  size_t n, double atol, double rtol);
+  size_t n, const tolerance& tol);
 
 /// Compares `n` elements of type `type` at `got` against another output of
 /// the same type (the baseline's, on the same inputs).
 comparison compare_outputs(dtype type, const void* got, const void* expected,
-  size_t n, double atol, double rtol);
+  size_t n, const tolerance& tol);
 
 /// As the comparison with another output above, for a sample of elements:
-/// without the "all zeros" rule, which judges a whole output (a sampled
+/// without the rules that judge a whole output: "all zeros" (a sampled
 /// element may be an exact zero where the other output holds a tiny value
-/// within tolerance, e.g. an fp16 subnormal).
+/// within tolerance, e.g. an fp16 subnormal) and, for a matched ratio below
+/// 1, the ratio (a sample's share of mismatches varies by chance; the cap
+/// still holds for every sampled element).
 comparison compare_elements(dtype type, const void* got, const void* expected,
-  size_t n, double atol, double rtol);
+  size_t n, const tolerance& tol);
 
 /// Compares a float32 output against a reference computed in fp64.
 comparison compare_outputs(
-  const float* got, const double* expected, size_t n, double atol, double rtol);
+  const float* got, const double* expected, size_t n, const tolerance& tol);
 
 /// Compares a float32 output against another float32 output.
 comparison compare_outputs(
-  const float* got, const float* expected, size_t n, double atol, double rtol);
+  const float* got, const float* expected, size_t n, const tolerance& tol);
 
 /// Renders a failed comparison, e.g. "C[3][5] = 1.5 but expected 1.25
 /// (|error| 0.25 > tolerance 0.000225)"; `element` names the element.

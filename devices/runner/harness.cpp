@@ -21,8 +21,7 @@ harness_context make_context(
   ctx.baseline = entries.baseline;
   ctx.candidate = entries.candidate;
   ctx.reference_code = entries.reference_code;
-  ctx.atol = req.atol;
-  ctx.rtol = req.rtol;
+  ctx.tol = {req.atol, req.rtol, req.matched_ratio, req.max_error};
   ctx.timing = req.timing;
   ctx.memory_budget = (req.limits.address_space_mib << 20) / 4;
   ctx.rotation = plan_rotation(last_level_cache_bytes());
@@ -96,8 +95,7 @@ runner_reply run_request(const runner_request& req) {
   task_spec task;
   task.kind = req.kind;
   task.dtype = req.dtype;
-  task.atol = req.atol;
-  task.rtol = req.rtol;
+  set_tolerance(task, {req.atol, req.rtol, req.matched_ratio, req.max_error});
   task.workloads = req.workloads;
   if (auto why = check_task(task); !why.empty())
     return fail(eval_status::rejected, std::move(why));

@@ -31,8 +31,7 @@ struct harness_context {
   /// The reference's code, inaccessible except while the harness calls it.
   code_lock reference_code;
   /// fp32 kinds: the task's tolerances (definition outputs carry theirs).
-  double atol = 0;
-  double rtol = 0;
+  tolerance tol;
   timing_options timing;
   /// Bytes the timing input sets may occupy together.
   uint64_t memory_budget = 0;

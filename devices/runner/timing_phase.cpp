@@ -145,7 +145,7 @@ timing_outcome verify_timed(const harness_context& ctx, const problem& p,
 timing_outcome time_workload(
   const harness_context& ctx, const workload& w, uint64_t workload_seed) {
   timing_outcome result;
-  auto p = problem::make(*ctx.k, w, ctx.atol, ctx.rtol);
+  auto p = problem::make(*ctx.k, w, ctx.tol);
   result.set_bytes = p.set_bytes();
   auto sets = make_sets(p,
     set_count(ctx.rotation.target_bytes, ctx.memory_budget, result.set_bytes,

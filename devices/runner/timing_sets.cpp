@@ -160,7 +160,7 @@ std::string check_set(const problem& p, const input_set& set) {
     if (!comparable)
       continue;
     auto cmp = compare_outputs(t.type, set.candidate_out.outs[o].data(),
-      set.baseline_out.outs[o].data(), t.elements, 2 * t.atol, 2 * t.rtol);
+      set.baseline_out.outs[o].data(), t.elements, t.tol.between_outputs());
     if (!cmp.ok)
       return "output differs from the baseline's on the same inputs: "
              + describe(cmp, p.element_name(o, cmp.index));

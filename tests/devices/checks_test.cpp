@@ -16,7 +16,7 @@ TEST_CASE("outputs within atol + rtol * |ref| pass and report their largest "
           "error") {
   std::vector<float> got{1.0f, 2.0005f, -3.0f};
   std::vector<double> ref{1.0, 2.0, -3.001};
-  auto x = compare_outputs(got.data(), ref.data(), 3, 1e-3, 1e-4);
+  auto x = compare_outputs(got.data(), ref.data(), 3, tolerance{1e-3, 1e-4});
   CHECK(x.ok);
   CHECK(x.max_abs_error == Approx(0.001).epsilon(1e-3));
 }
@@ -24,7 +24,7 @@ TEST_CASE("outputs within atol + rtol * |ref| pass and report their largest "
 TEST_CASE("the first element beyond the tolerance is reported") {
   std::vector<float> got{1.0f, 2.5f, 9.0f};
   std::vector<double> ref{1.0, 2.0, 3.0};
-  auto x = compare_outputs(got.data(), ref.data(), 3, 1e-4, 1e-4);
+  auto x = compare_outputs(got.data(), ref.data(), 3, tolerance{1e-4, 1e-4});
   REQUIRE_FALSE(x.ok);
   CHECK(x.index == 1);
   CHECK(x.got == 2.5);
@@ -38,7 +38,7 @@ TEST_CASE("NaN or Inf where the reference is finite fails") {
   std::vector<double> ref{1.0, 2.0};
   for (float bad : {std::nanf(""), std::numeric_limits<float>::infinity()}) {
     std::vector<float> got{1.0f, bad};
-    auto x = compare_outputs(got.data(), ref.data(), 2, 1e9, 1e9);
+    auto x = compare_outputs(got.data(), ref.data(), 2, tolerance{1e9, 1e9});
     REQUIRE_FALSE(x.ok);
     CHECK(x.index == 1);
     CHECK(x.reason == "non-finite value");
@@ -49,12 +49,12 @@ TEST_CASE("an all-zero output fails against a non-zero reference even within "
           "a loose tolerance") {
   std::vector<float> got{0.0f, 0.0f};
   std::vector<double> ref{0.0, 0.5};
-  auto x = compare_outputs(got.data(), ref.data(), 2, 1.0, 0.0);
+  auto x = compare_outputs(got.data(), ref.data(), 2, tolerance{1.0, 0.0});
   REQUIRE_FALSE(x.ok);
   CHECK(x.reason == "all zeros");
   CHECK(x.index == 1);
   std::vector<double> zero_ref{0.0, 0.0};
-  CHECK(compare_outputs(got.data(), zero_ref.data(), 2, 0, 0).ok);
+  CHECK(compare_outputs(got.data(), zero_ref.data(), 2, tolerance{0, 0}).ok);
 }
 
 TEST_CASE("guard zones catch writes before and after an output") {
@@ -139,4 +139,92 @@ TEST_CASE("CPU time far above wall time shows hidden threads") {
   // Tiny calls: clock noise within the slack (2.2 ms here) is tolerated.
   CHECK_FALSE(shows_hidden_threads(2'000'000, 100'000, 10));
   CHECK(shows_hidden_threads(2'500'000, 100'000, 10));
+}
+
+TEST_CASE("with a matched ratio below 1, a few elements outside the tolerance "
+          "pass as long as none exceeds the maximum error") {
+  std::vector<double> ref(200, 1.0);
+  std::vector<float> got(200, 1.0f);
+  got[7] = 1.05f;
+  got[150] = 0.97f;
+  tolerance tol{1e-4, 1e-4, 0.99, 0.1};
+  auto x = compare_outputs(got.data(), ref.data(), 200, tol);
+  CHECK(x.ok);
+  CHECK(x.mismatched == 2);
+  CHECK(x.max_abs_error == Approx(0.05).epsilon(1e-3));
+  // The same output against every element's tolerance fails at the first.
+  auto strict
+    = compare_outputs(got.data(), ref.data(), 200, tolerance{1e-4, 1e-4});
+  REQUIRE_FALSE(strict.ok);
+  CHECK(strict.reason == "mismatch");
+  CHECK(strict.index == 7);
+}
+
+TEST_CASE("more elements outside the tolerance than the matched ratio allows "
+          "fail, naming how many and the first of them") {
+  std::vector<double> ref(200, 1.0);
+  std::vector<float> got(200, 1.0f);
+  for (size_t i : {3, 40, 41})
+    got[i] = 1.25f;
+  auto x = compare_outputs(
+    got.data(), ref.data(), 200, tolerance{1e-4, 1e-4, 0.99, 0.5});
+  REQUIRE_FALSE(x.ok);
+  CHECK(x.reason == "too few matched");
+  CHECK(x.mismatched == 3);
+  CHECK(x.index == 3);
+  auto text = describe(x, "out[3]");
+  CHECK_THAT(text, Catch::Contains("3 of 200 (1.5 %) outside it"));
+  CHECK_THAT(text, Catch::Contains("a matched ratio of 99 % required"));
+  CHECK_THAT(text, Catch::Contains("the first: out[3] = 1.25 but expected 1"));
+}
+
+TEST_CASE("an element beyond the maximum error fails whatever the ratio, and "
+          "the cap holds inside a loose tolerance too") {
+  std::vector<double> ref(200, 1.0);
+  std::vector<float> got(200, 1.0f);
+  got[9] = 1.5f;
+  auto x = compare_outputs(
+    got.data(), ref.data(), 200, tolerance{1e-4, 1e-4, 0.5, 0.25});
+  REQUIRE_FALSE(x.ok);
+  CHECK(x.reason == "above the maximum error");
+  CHECK(x.index == 9);
+  CHECK_THAT(describe(x, "out[9]"),
+    Catch::Contains("out[9] = 1.5 but expected 1 (|error| 0.5 > maximum "
+                    "error 0.25)"));
+  auto loose = compare_outputs(
+    got.data(), ref.data(), 200, tolerance{1.0, 0.0, 1.0, 0.25});
+  REQUIRE_FALSE(loose.ok);
+  CHECK(loose.reason == "above the maximum error");
+}
+
+TEST_CASE("a matched ratio never excuses NaN, Inf or an all-zero output") {
+  std::vector<double> ref(100, 1.0);
+  std::vector<float> got(100, 1.0f);
+  got[4] = std::nanf("");
+  tolerance tol{1e-4, 1e-4, 0.5, 10};
+  auto x = compare_outputs(got.data(), ref.data(), 100, tol);
+  REQUIRE_FALSE(x.ok);
+  CHECK(x.reason == "non-finite value");
+  std::vector<float> zeros(100, 0.0f);
+  auto z = compare_outputs(zeros.data(), ref.data(), 100, tol);
+  REQUIRE_FALSE(z.ok);
+  CHECK(z.reason == "all zeros");
+}
+
+TEST_CASE("a sampled comparison leaves the matched ratio to whole outputs but "
+          "keeps the cap") {
+  std::vector<float> base(10, 1.0f);
+  std::vector<float> got(10, 1.0f);
+  // Half of a small sample outside the tolerance: a whole output with this
+  // share would fail; a sample of it says little.
+  for (size_t i = 0; i < 5; ++i)
+    got[i] = 1.01f;
+  tolerance tol{1e-4, 1e-4, 0.99, 0.1};
+  CHECK(compare_elements(dtype::float32, got.data(), base.data(), 10, tol).ok);
+  CHECK_FALSE(
+    compare_outputs(dtype::float32, got.data(), base.data(), 10, tol).ok);
+  got[2] = 2.0f;
+  auto x = compare_elements(dtype::float32, got.data(), base.data(), 10, tol);
+  REQUIRE_FALSE(x.ok);
+  CHECK(x.reason == "above the maximum error");
 }

@@ -138,7 +138,7 @@ TEST_CASE("definition tasks pass the common checks on every backend") {
 TEST_CASE("indptr and permutation generators draw structured inputs") {
   auto task = mini_decode();
   const auto& w = task.workloads[1]; // batch 5, 64 pages, 64 indices
-  auto p = problem::make(*find_kind("definition"), w, 0, 0);
+  auto p = problem::make(*find_kind("definition"), w, tolerance{0, 0});
   for (uint64_t seed = 0; seed < 20; ++seed) {
     auto in = p.make_inputs(input_style::random, seed);
     const auto& indptr = in[2];
@@ -171,7 +171,7 @@ TEST_CASE("inputs drawn into used buffers are the inputs new buffers get, at "
   for (auto [k, w] : {std::pair{find_kind("definition"), task.workloads[1]},
          std::pair{find_kind("rmsnorm"), rmsnorm}}) {
     INFO(k->name);
-    auto p = problem::make(*k, w, 1e-4, 1e-4);
+    auto p = problem::make(*k, w, tolerance{1e-4, 1e-4});
     auto used = p.make_inputs(input_style::offset_large, 1);
     std::vector<const void*> addresses;
     for (const auto& buf : used)
@@ -192,7 +192,8 @@ TEST_CASE("inputs drawn into used buffers are the inputs new buffers get, at "
 
 TEST_CASE("definition outputs are named by their shape") {
   auto task = mini_decode();
-  auto p = problem::make(*find_kind("definition"), task.workloads[0], 0, 0);
+  auto p = problem::make(
+    *find_kind("definition"), task.workloads[0], tolerance{0, 0});
   CHECK(p.element_name(0, 15) == "out[1][7]");
   CHECK(p.element_name(1, 2) == "lse[2]");
   CHECK(element_name("x", {}, 0) == "x");

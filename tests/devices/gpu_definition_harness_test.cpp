@@ -324,7 +324,8 @@ extern "C" int eat_gemm(const float* a, const float* b, float* c, int64_t m,
 TEST_CASE("device buffers follow the problem's layout: one per input, "
           "guarded outputs, poison per dtype") {
   host_gpu_api api;
-  auto p = problem::make(*find_kind("definition"), mini_gemm(2, 3, 4), 0, 0);
+  auto p
+    = problem::make(*find_kind("definition"), mini_gemm(2, 3, 4), tolerance{});
   auto made = device_problem::make(api, p);
   REQUIRE(made);
   auto& d = *made;

@@ -23,7 +23,7 @@ problem small_problem() {
   workload w;
   w.name = "r16_c16";
   w.axes = {{"rows", 16}, {"cols", 16}};
-  return problem::make(*find_kind("softmax"), w, 1e-6, 1e-4);
+  return problem::make(*find_kind("softmax"), w, tolerance{1e-6, 1e-4});
 }
 
 /// A "baseline" with the softmax ABI that writes 0.5 everywhere.
@@ -138,7 +138,7 @@ TEST_CASE("tiny sets are counted within the budget by the memory they take, "
   // 1x1x1 sgemm: 16 bytes of data, but four buffers of a cache line or
   // more each.
   auto w = test::gemm_workload(1, 1, 1);
-  auto p = problem::make(*find_kind("gemm"), w, 1e-4, 1e-4);
+  auto p = problem::make(*find_kind("gemm"), w, tolerance{1e-4, 1e-4});
   CHECK(p.set_bytes() == 16);
   auto footprint = set_footprint(p);
   CHECK(footprint >= 4 * line_bytes);
@@ -147,7 +147,7 @@ TEST_CASE("tiny sets are counted within the budget by the memory they take, "
   CHECK(n < (1u << 30) / 16);
   // A page or more: whole pages, close to the data itself.
   auto big = problem::make(
-    *find_kind("gemm"), test::gemm_workload(64, 64, 64), 1e-4, 1e-4);
+    *find_kind("gemm"), test::gemm_workload(64, 64, 64), tolerance{1e-4, 1e-4});
   CHECK(set_footprint(big) >= big.set_bytes());
   CHECK(set_footprint(big) < 2 * big.set_bytes());
 }
@@ -203,7 +203,7 @@ TEST_CASE("a perturbation changes one element of each freely drawn floating "
   w.inputs[3].generator = "uniform";
   w.inputs[3].low = 10;
   w.inputs[3].high = 11;
-  auto p = problem::make(*find_kind("definition"), w, 0, 0);
+  auto p = problem::make(*find_kind("definition"), w, tolerance{0, 0});
   std::vector<typed_buffer> inputs{typed_buffer{dtype::bfloat16, 32},
     typed_buffer{dtype::int32, 4}, typed_buffer{dtype::float32, 1},
     typed_buffer{dtype::float16, 16}};
@@ -231,7 +231,7 @@ TEST_CASE("a perturbation of an fp32 kind changes every input") {
   workload w;
   w.name = "m2_n3_k3";
   w.axes = {{"m", 2}, {"n", 3}, {"k", 3}};
-  auto p = problem::make(*find_kind("gemm"), w, 1e-4, 1e-4);
+  auto p = problem::make(*find_kind("gemm"), w, tolerance{1e-4, 1e-4});
   auto inputs = p.make_inputs(input_style::random, 5);
   auto before = inputs;
   rng gen{3};
@@ -246,7 +246,7 @@ TEST_CASE("a perturbation of an fp32 kind changes every input") {
 TEST_CASE("the baseline and the candidate see one buffer layout: inputs at a "
           "page, outputs 64 bytes into one") {
   auto p = problem::make(
-    *find_kind("gemm"), test::gemm_workload(64, 64, 64), 1e-4, 1e-4);
+    *find_kind("gemm"), test::gemm_workload(64, 64, 64), tolerance{1e-4, 1e-4});
   auto sets = make_sets(p, 3, 11);
   auto offset = [](const void* x) {
     return reinterpret_cast<uintptr_t>(x) % page_bytes;

@@ -262,6 +262,30 @@ TEST_CASE("task.toml's formulas, tolerances and keys are checked") {
   CHECK_THAT(why, Catch::Contains("atol"));
 }
 
+TEST_CASE("an output's tolerance may set a matched ratio with a maximum "
+          "error") {
+  scratch_task t;
+  t.edit("task.toml", "[tolerances.lse]",
+    "[tolerances.out]\nmatched_ratio = 0.995\nmax_error = 0.125\n\n"
+    "[tolerances.lse]");
+  auto task = t.load();
+  REQUIRE(task);
+  const auto& out = task->workloads[0].outputs[0];
+  CHECK(out.name == "out");
+  CHECK(out.atol == 1e-2); // bfloat16 default, kept
+  CHECK(out.matched_ratio == 0.995);
+  CHECK(out.max_error == 0.125);
+  // The first output's tolerance is the task's.
+  CHECK(task->matched_ratio == 0.995);
+  CHECK(task->workloads[0].outputs[1].matched_ratio == 1);
+  scratch_task u;
+  u.edit(
+    "task.toml", "[tolerances.lse]", "[tolerances.lse]\nmatched_ratio = 0.9");
+  CHECK_THAT(u.error(),
+    Catch::Contains("tolerances.lse.matched_ratio: a matched ratio below 1 "
+                    "needs max_error"));
+}
+
 TEST_CASE("a definition task without its reference names the missing file") {
   scratch_task t;
   fs::remove(t.folder() / "reference.cpp");

@@ -113,6 +113,41 @@ TEST_CASE("tolerances are read when given") {
   CHECK(task->rtol == 2e-3);
 }
 
+TEST_CASE("a matched ratio below 1 is read together with its maximum "
+          "error") {
+  scratch_tasks s;
+  write_text(s.task_file(),
+    replace_once(scratch_tasks::original(), "dtype = \"float32\"\n",
+      "dtype = \"float32\"\nmatched_ratio = 0.999\nmax_error = 0.5\n"));
+  auto task = eat::load_task(s.dir(), "tiny_gemm");
+  REQUIRE(task);
+  CHECK(task->matched_ratio == 0.999);
+  CHECK(task->max_error == 0.5);
+  CHECK(task->atol == 1e-4);
+}
+
+TEST_CASE("a matched ratio needs a maximum error, and both their ranges are "
+          "checked") {
+  scratch_tasks s;
+  auto text = scratch_tasks::original();
+  auto with = [&](const std::string& lines) {
+    return s.failure(replace_once(
+      text, "dtype = \"float32\"\n", "dtype = \"float32\"\n" + lines));
+  };
+  CHECK(with("matched_ratio = 0.99\n")
+        == s.message(6, 1,
+          "matched_ratio: a matched ratio below 1 needs max_error, a cap on "
+          "every element's |got - ref| (BENCHMARK-PROTOCOL.md section 2)"));
+  CHECK(with("matched_ratio = 1.5\nmax_error = 1\n")
+        == s.message(
+          6, 1, "matched_ratio: expected a number in (0, 1], got float 1.5"));
+  CHECK(with("matched_ratio = 0.9\nmax_error = 0\n")
+        == s.message(7, 1, "max_error: expected a finite number > 0, got 0"));
+  CHECK(with("max_error = inf\n")
+        == s.message(
+          6, 1, "max_error: expected a finite number > 0, got float inf"));
+}
+
 TEST_CASE("list_tasks names the folders that hold a task.toml, sorted") {
   scratch_tasks s;
   write_text(s.dir() / "b_task" / "task.toml", "name = \"b_task\"\n");
@@ -162,9 +197,11 @@ TEST_CASE("unknown keys in a task file are reported") {
   scratch_tasks s;
   auto text = scratch_tasks::original();
   CHECK_THAT(s.failure(replace_once(text, "kind = ", "flavour = 1\nkind = ")),
-    Catch::Contains(":4:1: unknown key 'flavour' (known keys: name, "
-                    "description, kind, backend, dtype, atol, rtol, reference, "
-                    "baseline, expert, expert_libs, workloads, templates)"));
+    Catch::Contains(
+      ":4:1: unknown key 'flavour' (known keys: name, "
+      "description, kind, backend, dtype, atol, rtol, matched_ratio, "
+      "max_error, reference, "
+      "baseline, expert, expert_libs, workloads, templates)"));
   CHECK_THAT(s.failure(replace_once(text, "name = \"m2_n3_k4\"\n",
                "name = \"m2_n3_k4\"\nweight = 2\n")),
     Catch::Contains(":11:1: unknown key 'workloads[0].weight' (known "

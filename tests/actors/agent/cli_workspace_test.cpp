@@ -122,6 +122,11 @@ TEST_CASE("cli workspace: prompts are rendered from the assignment") {
         == "sgemm gemm cpu float32 [atol 0.0001, rtol 0.001] explore "
            "c000007 (custom, passed) 3.14x 5000 {{unknown}}\n"
            "- `m64`: m=64 n=32\n");
+  a.task.matched_ratio = 0.999;
+  a.task.max_error = 0.25;
+  CHECK(render_prompt("[{{tolerance}}]", a)
+        == "[atol 0.0001, rtol 0.001 on at least 99.9 % of the elements, "
+           "every element within 0.25 of the reference]");
 }
 
 TEST_CASE("cli workspace: notes list the team's history as a table") {

@@ -47,6 +47,24 @@ TEST_CASE("render_prompt fills every placeholder and keeps recent history") {
   CHECK_THAT(p->system, Catch::Contains("implementer of team t1"));
 }
 
+TEST_CASE("the tolerance states a task's matched ratio and maximum error") {
+  auto a = sample();
+  a.task.atol = 1e-2;
+  a.task.rtol = 1e-2;
+  auto plain = render_prompt("{{tolerance}}", a, "", 2);
+  REQUIRE(plain);
+  CHECK_THAT(
+    plain->user, Catch::StartsWith("|a - b| <= 0.010000 + 0.010000 * |ref|\n"));
+  a.task.matched_ratio = 0.95;
+  a.task.max_error = 0.5;
+  auto ratio = render_prompt("{{tolerance}}", a, "", 2);
+  REQUIRE(ratio);
+  CHECK_THAT(ratio->user,
+    Catch::StartsWith("|a - b| <= 0.010000 + 0.010000 * |ref| on at least 95 "
+                      "% of the elements, every element within 0.5 of the "
+                      "reference\n"));
+}
+
 TEST_CASE("a definition task's workload list shows the generic entry point "
           "and the definition that orders its arguments") {
   auto a = sample();

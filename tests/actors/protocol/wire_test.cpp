@@ -2,6 +2,10 @@
 // (through inspect) and the MessagePack wire format, both derived from one
 // field list per struct (EAT_DESCRIBE).
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include <catch2/catch.hpp>
 
 #include <caf/binary_deserializer.hpp>
@@ -94,6 +98,53 @@ TEST_CASE("decoding ignores keys it does not know") {
   REQUIRE(r);
   CHECK(r->last_seq == 7);
   CHECK(r->unfinished == 2);
+}
+
+namespace {
+
+/// The MessagePack map `bytes` without the keys in `drop`, as a sender of
+/// an earlier version wrote it.
+std::string without_keys(
+  const std::string& bytes, const std::vector<std::string>& drop) {
+  auto handle = msgpack::unpack(bytes.data(), bytes.size());
+  const auto& map = handle.get().via.map;
+  std::vector<const msgpack::object_kv*> kept;
+  for (uint32_t i = 0; i < map.size; ++i)
+    if (std::find(drop.begin(), drop.end(), map.ptr[i].key.as<std::string>())
+        == drop.end())
+      kept.push_back(&map.ptr[i]);
+  msgpack::sbuffer buf;
+  msgpack::packer<msgpack::sbuffer> pk{buf};
+  pk.pack_map(static_cast<uint32_t>(kept.size()));
+  for (const auto* kv : kept) {
+    pk.pack(kv->key);
+    pk.pack(kv->val);
+  }
+  return {buf.data(), buf.size()};
+}
+
+} // namespace
+
+TEST_CASE("an optional field a sender left out keeps its default, so that "
+          "event logs written before it existed still decode") {
+  auto t = sample_task();
+  t.matched_ratio = 0.99;
+  t.max_error = 0.5;
+  auto old = without_keys(wire::encode(t), {"matched_ratio", "max_error"});
+  auto r = wire::decode<task_spec>(old);
+  REQUIRE(r);
+  CHECK(r->matched_ratio == 1);
+  CHECK(r->max_error == 0);
+  CHECK(r->name == t.name);
+  CHECK(r->atol == t.atol);
+  auto full = wire::decode<task_spec>(wire::encode(t));
+  REQUIRE(full);
+  CHECK(full->matched_ratio == 0.99);
+  CHECK(full->max_error == 0.5);
+  // A field that was always there is still required.
+  auto no_name = wire::decode<task_spec>(without_keys(old, {"name"}));
+  REQUIRE(!no_name);
+  CHECK(code_of(no_name.error()) == error::malformed_message);
 }
 
 TEST_CASE("decoding rejects malformed input with malformed_message") {

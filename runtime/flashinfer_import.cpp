@@ -124,6 +124,12 @@ std::string task_skeleton(const std::string& definition_json) {
           + "), e.g.\n"
             "# flops = \"2 * batch_size * ...\"\n# bytes = \"...\"\n";
   text += generator_hints(*def);
+  text += "\n# Tolerances: each output's dtype defaults on every element "
+          "(docs/tasks.md).\n# FlashInfer-Bench's required_matched_ratio "
+          "becomes a matched ratio with\n# a cap on every element's error, "
+          "e.g.:\n# [tolerances."
+          + def->outputs.front().name
+          + "]\n# matched_ratio = 0.95\n# max_error = 0.5\n";
   return text;
 }
 

@@ -61,6 +61,7 @@ TEST_CASE("importing a definition creates a task folder and lists what is "
   for (const char* file : {"reference.cpp", "baseline.cpp"})
     fs::copy_file(mini_decode / file, folder / file);
   auto toml = read_text(folder / "task.toml");
+  CHECK_THAT(toml, Catch::Contains("# [tolerances.out]\n# matched_ratio = "));
   toml += "flops = \"4 * num_indices * dim\"\nbytes = \"2 * num_indices\"\n"
           "[inputs.indptr]\ngenerator = \"indptr\"\ntotal = \"num_indices\"\n"
           "[inputs.indices]\ngenerator = \"permutation\"\n"

@@ -234,6 +234,7 @@ TEST_CASE("a passed candidate gives PASSED traces with correctness and "
   CHECK(e["performance"]["speedup_factor"] == 4.0);
   CHECK(e["correctness"]["max_absolute_error"] == 2e-6);
   CHECK(e["correctness"]["max_relative_error"] == 3e-7);
+  CHECK(e["correctness"]["extra"] == json{{"atol", 1e-4}, {"rtol", 1e-4}});
   CHECK(e["environment"]["hardware"] == "Intel Xeon Platinum 8480+");
   CHECK(
     e["environment"]["libs"]["compiler"] == "g++ (Debian 12.2.0-14) 12.2.0");
@@ -247,6 +248,23 @@ TEST_CASE("a passed candidate gives PASSED traces with correctness and "
   CHECK(s["spec"]["language"] == "cpp");
   CHECK(s["author"] == "t1/t1.a1");
   CHECK(s["sources"][0]["content"] == sample_candidate("c1").source);
+}
+
+TEST_CASE("a task's matched ratio and maximum error go with its tolerances "
+          "into the correctness's extra") {
+  auto task = three_workload_task();
+  task.matched_ratio = 0.99;
+  task.max_error = 0.5;
+  auto r = sample_result("c1", eval_status::passed);
+  for (auto name : {"w1", "w2", "w3"})
+    r.workloads.push_back(measured(name, eval_status::passed));
+  auto x = export_candidate(task, "run-1", sample_candidate("c1"), r, 0);
+  REQUIRE(x);
+  auto traces = parse_traces(*x);
+  REQUIRE(traces.size() == 3);
+  CHECK(traces[0]["evaluation"]["correctness"]["extra"]
+        == json{{"atol", 1e-4}, {"rtol", 1e-4}, {"matched_ratio", 0.99},
+          {"max_error", 0.5}});
 }
 
 TEST_CASE("a definition task's traces name its FlashInfer-Bench definition "

@@ -42,8 +42,8 @@ struct gpu_runner_reply : runner_reply {
 };
 
 EAT_DESCRIBE(gpu_runner_request, nonce, kind, dtype, atol, rtol, matched_ratio,
-  max_error, workloads, reference_so, baseline_so, candidate_so, seed, timing,
-  core, limits, backend, gpu, identity)
+  max_error, deterministic, workloads, reference_so, baseline_so, candidate_so,
+  seed, timing, core, limits, backend, gpu, identity)
 EAT_DESCRIBE(gpu_runner_reply, nonce, status, detail, workloads,
   network_isolated, core, gpu_name, gpu_notes, flush_bytes)
 

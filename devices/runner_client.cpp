@@ -150,6 +150,7 @@ runner_request make_runner_request(const task_spec& task, const prepared& so,
   req.rtol = task.rtol;
   req.matched_ratio = task.matched_ratio;
   req.max_error = task.max_error;
+  req.deterministic = task.deterministic;
   req.workloads = task.workloads;
   req.reference_so = so.reference_object;
   req.baseline_so = so.baseline_object;

@@ -51,6 +51,9 @@ struct runner_request {
   double rtol = 0;
   double matched_ratio = 1;
   double max_error = 0;
+  /// task_spec::deterministic: false checks a second run against the
+  /// reference instead of bit for bit against the first.
+  bool deterministic = true;
   std::vector<workload> workloads;
   /// Absolute paths of the compiled shared objects.
   std::string reference_so;
@@ -105,8 +108,8 @@ struct runner_reply {
 EAT_DESCRIBE(
   runner_limits, address_space_mib, cpu_s, file_size_mib, extra_tasks)
 EAT_DESCRIBE(runner_request, nonce, kind, dtype, atol, rtol, matched_ratio,
-  max_error, workloads, reference_so, baseline_so, candidate_so, seed, timing,
-  core, limits)
+  max_error, deterministic, workloads, reference_so, baseline_so, candidate_so,
+  seed, timing, core, limits)
 EAT_DESCRIBE(workload_report, workload, status, detail, max_abs_error,
   max_rel_error, baseline_ns, candidate_ns, candidate_cpu_ns, candidate_wall_ns, input_sets,
   set_bytes)

@@ -102,8 +102,8 @@ void show_tensors(std::ostream& out, const workload& w) {
 
 void show(std::ostream& out, const task_spec& t) {
   out << t.name << ": kind " << t.kind << ", dtype " << t.dtype << ", atol "
-      << t.atol << ", rtol " << t.rtol
-      << devices::ratio_text(devices::tolerance_of(t)) << "\n";
+      << t.atol << ", rtol " << t.rtol << devices::task_tolerance_text(t)
+      << "\n";
   if (!t.flops.empty())
     out << "flops per call: " << t.flops << "; bytes per call: " << t.bytes
         << "\n";

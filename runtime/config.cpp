@@ -264,15 +264,10 @@ http_agent_section read_http(table_reader s, const fs::path& base) {
   r.model = s.string("model", non_empty).value_or(r.model);
   r.api_key_env = s.string("api_key_env", any_text).value_or(r.api_key_env);
   r.max_tokens = s.integer("max_tokens", 1, 10000000).value_or(r.max_tokens);
-  if (const auto* x = s.get("max_completion_tokens"); x && x->is_boolean())
-    r.max_completion_tokens = x->as_boolean()->get();
-  else if (x)
-    s.fail("max_completion_tokens", "a boolean", toml_check::describe(*x));
+  r.max_completion_tokens
+    = s.boolean("max_completion_tokens").value_or(r.max_completion_tokens);
   r.temperature = s.number("temperature", non_negative).value_or(r.temperature);
-  if (const auto* x = s.get("stream"); x && x->is_boolean())
-    r.stream = x->as_boolean()->get();
-  else if (x)
-    s.fail("stream", "a boolean", toml_check::describe(*x));
+  r.stream = s.boolean("stream").value_or(r.stream);
   r.timeout_s = s.number("timeout_s", positive).value_or(r.timeout_s);
   r.connect_timeout_s
     = s.number("connect_timeout_s", positive).value_or(r.connect_timeout_s);
@@ -297,10 +292,7 @@ http_agent_section read_http(table_reader s, const fs::path& base) {
 
 gpu_section read_gpu(table_reader s) {
   gpu_section r;
-  if (const auto* x = s.get("enabled"); x && x->is_boolean())
-    r.enabled = x->as_boolean()->get();
-  else if (x)
-    s.fail("enabled", "a boolean", toml_check::describe(*x));
+  r.enabled = s.boolean("enabled").value_or(r.enabled);
   if (auto gpus = s.integers("gpus", 0, 1023))
     r.gpus.assign(gpus->begin(), gpus->end());
   r.compiler = s.string("compiler", non_empty).value_or(r.compiler);

@@ -386,9 +386,9 @@ task_spec read_task(const toml::table& root, const fs::path& folder,
   const std::string& name, const task_overrides& overrides, problems& out) {
   auto is_definition = root.get("kind") && root.get("kind")->value<std::string>()
                                           == std::string{"definition"};
-  std::vector<std::string_view> keys{"name", "description", "kind",
-    "backend", "reference", "baseline", "expert", "expert_libs", "workloads",
-    "templates"};
+  std::vector<std::string_view> keys{"name", "description", "kind", "backend",
+    "reference", "baseline", "expert", "expert_libs", "workloads", "templates",
+    "deterministic"};
   if (is_definition)
     keys.insert(keys.end(),
       {"definition", "flops", "bytes", "tolerances", "inputs"});
@@ -402,6 +402,7 @@ task_spec read_task(const toml::table& root, const fs::path& folder,
   spec.description = t.string("description", any_string).value_or("");
   spec.kind = read_kind(t);
   spec.backend = t.string("backend", backend_rule).value_or("cpu");
+  spec.deterministic = t.boolean("deterministic").value_or(true);
   if (!is_definition) {
     spec.dtype = read_only_value(t, "dtype", "float32");
     devices::set_tolerance(spec, read_tolerance(t, default_tolerance));

@@ -238,6 +238,16 @@ std::optional<double> table_reader::number(
   return x;
 }
 
+std::optional<bool> table_reader::boolean(std::string_view key) {
+  auto* node = get(key);
+  if (!node)
+    return std::nullopt;
+  if (auto* b = node->as_boolean())
+    return b->get();
+  fail(key, "a boolean", describe(*node));
+  return std::nullopt;
+}
+
 std::optional<std::string> table_reader::string(
   std::string_view key, string_rule rule) {
   auto* node = get(key);

@@ -141,6 +141,9 @@ public:
 
   std::optional<double> number(std::string_view key, number_rule rule);
 
+  /// A boolean (recording any other type as "expected a boolean").
+  std::optional<bool> boolean(std::string_view key);
+
   std::optional<std::string> string(std::string_view key, string_rule rule);
 
   /// An array of integers in [lo, hi].

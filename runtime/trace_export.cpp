@@ -82,13 +82,16 @@ std::vector<std::string> fp32_input_names(
 /// loader resolved them (scalars with their value), generated tensors of
 /// every kind as "random".
 /// The task's tolerance, for the correctness's `extra`: atol and rtol,
-/// and the matched ratio and the cap where the task sets them.
+/// and the matched ratio, the cap and `deterministic` where the task sets
+/// them.
 json tolerance_extra(const task_spec& task) {
   json extra{{"atol", task.atol}, {"rtol", task.rtol}};
   if (task.matched_ratio < 1)
     extra["matched_ratio"] = task.matched_ratio;
   if (task.max_error > 0)
     extra["max_error"] = task.max_error;
+  if (!task.deterministic)
+    extra["deterministic"] = false;
   return extra;
 }
 

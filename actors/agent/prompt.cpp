@@ -92,8 +92,7 @@ std::map<std::string, std::string> prompt_values(
     {"dtype", t.dtype},
     {"description", t.description.empty() ? "(no description)" : t.description},
     {"tolerance", "|a - b| <= " + fixed(t.atol, 6) + " + " + fixed(t.rtol, 6)
-                    + " * |ref|"
-                    + devices::ratio_text(devices::tolerance_of(t))},
+                    + " * |ref|" + devices::task_tolerance_text(t)},
     {"workloads", workloads_text(t) + definition_text(t)},
     {"baseline", "```cpp\n" + t.baseline_source + "```"},
     {"parent_id", fresh ? "baseline" : p.id},

@@ -207,7 +207,7 @@ std::string render_prompt(const std::string& tmpl, const assignment& a) {
     {"{{dtype}}", t.dtype},
     {"{{tolerance}}", "atol " + format_double(t.atol, "%g") + ", rtol "
                         + format_double(t.rtol, "%g")
-                        + devices::ratio_text(devices::tolerance_of(t))},
+                        + devices::task_tolerance_text(t)},
     {"{{workloads}}", workload_list(t) + definition_text(t)},
     {"{{strategy}}", a.strategy.empty() ? std::string{"local"} : a.strategy},
     {"{{role}}", a.role},

@@ -110,6 +110,10 @@ struct task_spec {
   double rtol = 0;
   double matched_ratio = 1;
   double max_error = 0;
+  /// True (the default): the candidate's second run on the same inputs
+  /// must repeat its first bit for bit. False allows atomics-level
+  /// differences: the second run is checked against the reference instead.
+  bool deterministic = true;
   std::vector<workload> workloads;
   /// Source of the reference (computed in a wider type).
   std::string reference_source;
@@ -133,8 +137,9 @@ struct task_spec {
 };
 EAT_DESCRIBE(task_spec, name, kind, backend, dtype, atol, rtol, workloads,
   reference_source, baseline_source, families, description, expert_source,
-  expert_libs, definition, flops, bytes, matched_ratio, max_error)
+  expert_libs, definition, flops, bytes, matched_ratio, max_error,
+  deterministic)
 // Added after event logs stored tasks: logs without them still decode.
-EAT_DESCRIBE_OPTIONAL(task_spec, matched_ratio, max_error)
+EAT_DESCRIBE_OPTIONAL(task_spec, matched_ratio, max_error, deterministic)
 
 } // namespace eat

@@ -82,6 +82,7 @@ check_outcome prepare_context(gpu_context& ctx, gpu_api& api,
   ctx.flush = std::move(*flush);
   ctx.api = &api;
   ctx.tol = {req.atol, req.rtol, req.matched_ratio, req.max_error};
+  ctx.deterministic = req.deterministic;
   ctx.timing = req.timing;
   return load_into(ctx, req);
 }

@@ -42,6 +42,9 @@ struct gpu_context {
   code_lock reference_code;
   /// fp32 kinds' tolerances (definition outputs carry their own).
   tolerance tol;
+  /// False: a second run is checked against the reference, not bit for
+  /// bit against the first (task_spec::deterministic).
+  bool deterministic = true;
   timing_options timing;
   /// Written before each timed sample to flush the L2 cache.
   device_memory flush;

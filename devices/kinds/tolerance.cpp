@@ -68,6 +68,13 @@ std::string ratio_text(const tolerance& t) {
   return text;
 }
 
+std::string task_tolerance_text(const task_spec& task) {
+  auto text = ratio_text(tolerance_of(task));
+  if (!task.deterministic)
+    text += "; runs may differ (e.g. atomics), each within tolerance";
+  return text;
+}
+
 std::string check_tolerance(const tolerance& t) {
   if (!(t.atol >= 0) || !(t.rtol >= 0))
     return "atol and rtol must be numbers >= 0";

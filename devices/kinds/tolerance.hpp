@@ -48,6 +48,11 @@ void set_tolerance(tensor_arg& output, const tolerance& t);
 /// within 0.5 of the reference"; "" for every element and no cap.
 std::string ratio_text(const tolerance& t);
 
+/// ratio_text of the task's tolerance, followed, for a task that allows
+/// atomics-level differences between runs (task_spec::deterministic
+/// false), by "; runs may differ (e.g. atomics), each within tolerance".
+std::string task_tolerance_text(const task_spec& task);
+
 /// Returns "" for a valid tolerance, otherwise why not, naming the field,
 /// e.g. "matched_ratio 0.99 needs max_error (a cap on every element's
 /// error)".

@@ -22,6 +22,7 @@ harness_context make_context(
   ctx.candidate = entries.candidate;
   ctx.reference_code = entries.reference_code;
   ctx.tol = {req.atol, req.rtol, req.matched_ratio, req.max_error};
+  ctx.deterministic = req.deterministic;
   ctx.timing = req.timing;
   ctx.memory_budget = (req.limits.address_space_mib << 20) / 4;
   ctx.rotation = plan_rotation(last_level_cache_bytes());
@@ -59,6 +60,20 @@ workload_report run_workload_safely(const harness_context& ctx,
 }
 
 } // namespace
+
+check_outcome second_run(
+  const check_outcome& again, const check_outcome& first) {
+  check_outcome result = first;
+  result.max_abs_error = std::max(first.max_abs_error, again.max_abs_error);
+  result.max_rel_error = std::max(first.max_rel_error, again.max_rel_error);
+  if (again.status != eval_status::passed) {
+    result.status = again.status;
+    result.detail = "second run on the same inputs (the task allows outputs "
+                    "that differ from run to run, each within tolerance): "
+                    + again.detail;
+  }
+  return result;
+}
 
 workload_report check_then_time(const std::string& name,
   const std::function<check_outcome()>& check,

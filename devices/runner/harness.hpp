@@ -32,6 +32,9 @@ struct harness_context {
   code_lock reference_code;
   /// fp32 kinds: the task's tolerances (definition outputs carry theirs).
   tolerance tol;
+  /// False: a second run is checked against the reference, not bit for
+  /// bit against the first (task_spec::deterministic).
+  bool deterministic = true;
   timing_options timing;
   /// Bytes the timing input sets may occupy together.
   uint64_t memory_budget = 0;
@@ -46,6 +49,13 @@ struct check_outcome {
   double max_abs_error = 0;
   double max_rel_error = 0;
 };
+
+/// The verdict of a case whose first run passed (`first`) and whose second
+/// run on the same inputs was checked against the reference (`again`), for
+/// tasks that allow atomics-level differences between runs: the larger
+/// errors of the two, and the second's failure, named as the second run's.
+check_outcome second_run(
+  const check_outcome& again, const check_outcome& first);
 
 /// Verdict and samples of the timing phase of one workload.
 struct timing_outcome {

@@ -219,6 +219,24 @@ TEST_CASE("the GPU harness catches a kernel whose runs differ") {
   CHECK_THAT(reply.detail, Catch::Contains("not deterministic: C[0][0]"));
 }
 
+TEST_CASE("the GPU harness lets runs differ within tolerance where the task "
+          "allows it, and fails a second run beyond it") {
+  fixture f;
+  auto run = [&](const std::string& tail) {
+    auto req = f.request("definition", {mini_gemm(5, 6, 7)}, mini_reference,
+      mini_kernel(), mini_kernel("", tail));
+    req.deterministic = false;
+    return run_gpu_request(f.api, req);
+  };
+  auto close = run("static int calls = 0; if (calls++ % 2 == 1) c[0] = "
+                   "std::nextafter(c[0], 1e9f);");
+  INFO(close.detail);
+  CHECK(close.status == eval_status::passed);
+  auto far = run("static int calls = 0; if (calls++ % 2 == 1) c[0] += 1.0f;");
+  CHECK(far.status == eval_status::incorrect);
+  CHECK_THAT(far.detail, Catch::Contains("second run on the same inputs"));
+}
+
 TEST_CASE("the GPU harness catches a kernel that writes zeros once it is "
           "timed, and names the element") {
   // The first workload's checks make 6 calls (3 cases, each run twice),

@@ -180,6 +180,28 @@ TEST_CASE("a kernel whose output differs between calls on the same inputs is "
   CHECK(contains(result.detail, "not deterministic"));
 }
 
+TEST_CASE("a task that allows run-to-run differences passes runs that "
+          "differ within tolerance, and fails a second run beyond it") {
+  auto dir = make_temp_dir();
+  auto dev = make_device(fast_options(dir));
+  auto task = sgemm_task();
+  task.deterministic = false;
+  auto evaluate = [&](const std::string& epilogue) {
+    return dev->evaluate(task,
+      make_candidate("c", naive_kernel("", epilogue, "#include <cmath>\n")), 7);
+  };
+  auto close = evaluate("static int calls = 0;\n"
+                        "if (++calls % 2 == 0) c[0] = std::nextafter(c[0], "
+                        "1e30f);");
+  INFO(close.detail);
+  CHECK(close.status == eval_status::passed);
+  auto far = evaluate("static int calls = 0;\n"
+                      "if (++calls % 2 == 0) c[0] += 1.0f;");
+  CHECK(far.status == eval_status::incorrect);
+  CHECK(contains(far.detail, "second run on the same inputs"));
+  CHECK(contains(far.detail, "C[0][0]"));
+}
+
 TEST_CASE("a kernel that caches results by input pointer is caught") {
   auto cached = R"(#include <algorithm>
 #include <cstdint>

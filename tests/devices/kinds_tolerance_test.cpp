@@ -59,6 +59,17 @@ TEST_CASE("the ratio and the cap read as words after the formula") {
         == ", every element within 2 of the reference");
 }
 
+TEST_CASE("a task's tolerance text adds that runs may differ where the task "
+          "allows it") {
+  task_spec t;
+  t.atol = 1e-4;
+  t.rtol = 1e-4;
+  CHECK(task_tolerance_text(t).empty());
+  t.deterministic = false;
+  CHECK(task_tolerance_text(t)
+        == "; runs may differ (e.g. atomics), each within tolerance");
+}
+
 TEST_CASE("an evaluation honours the task's matched ratio and maximum "
           "error") {
   auto dir = make_temp_dir();

@@ -126,6 +126,23 @@ TEST_CASE("a matched ratio below 1 is read together with its maximum "
   CHECK(task->atol == 1e-4);
 }
 
+TEST_CASE("a task may allow outputs that differ from run to run") {
+  scratch_tasks s;
+  auto text = scratch_tasks::original();
+  auto task = eat::load_task(s.dir(), "tiny_gemm");
+  REQUIRE(task);
+  CHECK(task->deterministic);
+  write_text(s.task_file(), replace_once(text, "dtype = \"float32\"\n",
+                              "dtype = \"float32\"\ndeterministic = false\n"));
+  task = eat::load_task(s.dir(), "tiny_gemm");
+  REQUIRE(task);
+  CHECK_FALSE(task->deterministic);
+  CHECK(
+    s.failure(replace_once(text, "dtype = \"float32\"\n",
+      "dtype = \"float32\"\ndeterministic = \"no\"\n"))
+    == s.message(6, 1, "deterministic: expected a boolean, got string \"no\""));
+}
+
 TEST_CASE("a matched ratio needs a maximum error, and both their ranges are "
           "checked") {
   scratch_tasks s;
@@ -201,7 +218,7 @@ TEST_CASE("unknown keys in a task file are reported") {
       ":4:1: unknown key 'flavour' (known keys: name, "
       "description, kind, backend, dtype, atol, rtol, matched_ratio, "
       "max_error, reference, "
-      "baseline, expert, expert_libs, workloads, templates)"));
+      "baseline, expert, expert_libs, workloads, templates, deterministic)"));
   CHECK_THAT(s.failure(replace_once(text, "name = \"m2_n3_k4\"\n",
                "name = \"m2_n3_k4\"\nweight = 2\n")),
     Catch::Contains(":11:1: unknown key 'workloads[0].weight' (known "

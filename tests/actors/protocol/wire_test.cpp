@@ -130,17 +130,21 @@ TEST_CASE("an optional field a sender left out keeps its default, so that "
   auto t = sample_task();
   t.matched_ratio = 0.99;
   t.max_error = 0.5;
-  auto old = without_keys(wire::encode(t), {"matched_ratio", "max_error"});
+  t.deterministic = false;
+  auto old = without_keys(
+    wire::encode(t), {"matched_ratio", "max_error", "deterministic"});
   auto r = wire::decode<task_spec>(old);
   REQUIRE(r);
   CHECK(r->matched_ratio == 1);
   CHECK(r->max_error == 0);
+  CHECK(r->deterministic);
   CHECK(r->name == t.name);
   CHECK(r->atol == t.atol);
   auto full = wire::decode<task_spec>(wire::encode(t));
   REQUIRE(full);
   CHECK(full->matched_ratio == 0.99);
   CHECK(full->max_error == 0.5);
+  CHECK_FALSE(full->deterministic);
   // A field that was always there is still required.
   auto no_name = wire::decode<task_spec>(without_keys(old, {"name"}));
   REQUIRE(!no_name);

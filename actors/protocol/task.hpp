@@ -88,6 +88,8 @@ struct template_family {
   std::vector<std::string> constraints;
 };
 EAT_DESCRIBE(template_family, name, source, params, constraints)
+// Added on 2026-12-01 after event logs stored tasks: logs without it decode.
+EAT_DESCRIBE_OPTIONAL(template_family, constraints)
 
 /// Everything an agent and a device need to know about a task.
 struct task_spec {

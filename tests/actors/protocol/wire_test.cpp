@@ -145,6 +145,13 @@ TEST_CASE("an optional field a sender left out keeps its default, so that "
   CHECK(full->matched_ratio == 0.99);
   CHECK(full->max_error == 0.5);
   CHECK_FALSE(full->deterministic);
+  // A template family from before its constraints were declared.
+  template_family f{"tiled", "src", {{"tile", {"8", "16"}}}, {"tile >= 8"}};
+  auto family = wire::decode<template_family>(
+    without_keys(wire::encode(f), {"constraints"}));
+  REQUIRE(family);
+  CHECK(family->constraints.empty());
+  CHECK(family->params.size() == 1);
   // A field that was always there is still required.
   auto no_name = wire::decode<task_spec>(without_keys(old, {"name"}));
   REQUIRE(!no_name);

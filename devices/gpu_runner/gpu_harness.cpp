@@ -81,7 +81,7 @@ check_outcome prepare_context(gpu_context& ctx, gpu_api& api,
       "cannot allocate the L2 flush buffer: " + render(flush.error())};
   ctx.flush = std::move(*flush);
   ctx.api = &api;
-  ctx.tol = {req.atol, req.rtol, req.matched_ratio, req.max_error};
+  ctx.tol = request_tolerance(req);
   ctx.deterministic = req.deterministic;
   ctx.timing = req.timing;
   return load_into(ctx, req);
@@ -133,7 +133,7 @@ gpu_runner_reply run_gpu_request(
   task.backend = req.backend;
   task.kind = req.kind;
   task.dtype = req.dtype;
-  set_tolerance(task, {req.atol, req.rtol, req.matched_ratio, req.max_error});
+  set_tolerance(task, request_tolerance(req));
   task.workloads = req.workloads;
   if (auto why = check_gpu_task(task); !why.empty())
     return fail(eval_status::rejected, std::move(why));

@@ -21,7 +21,7 @@ harness_context make_context(
   ctx.baseline = entries.baseline;
   ctx.candidate = entries.candidate;
   ctx.reference_code = entries.reference_code;
-  ctx.tol = {req.atol, req.rtol, req.matched_ratio, req.max_error};
+  ctx.tol = request_tolerance(req);
   ctx.deterministic = req.deterministic;
   ctx.timing = req.timing;
   ctx.memory_budget = (req.limits.address_space_mib << 20) / 4;
@@ -60,6 +60,10 @@ workload_report run_workload_safely(const harness_context& ctx,
 }
 
 } // namespace
+
+tolerance request_tolerance(const runner_request& req) {
+  return {req.atol, req.rtol, req.matched_ratio, req.max_error};
+}
 
 check_outcome second_run(
   const check_outcome& again, const check_outcome& first) {
@@ -110,7 +114,7 @@ runner_reply run_request(const runner_request& req) {
   task_spec task;
   task.kind = req.kind;
   task.dtype = req.dtype;
-  set_tolerance(task, {req.atol, req.rtol, req.matched_ratio, req.max_error});
+  set_tolerance(task, request_tolerance(req));
   task.workloads = req.workloads;
   if (auto why = check_task(task); !why.empty())
     return fail(eval_status::rejected, std::move(why));

@@ -50,6 +50,10 @@ struct check_outcome {
   double max_rel_error = 0;
 };
 
+/// The task's tolerance as the request carries it (fp32 kinds; definition
+/// outputs carry their own).
+tolerance request_tolerance(const runner_request& req);
+
 /// The verdict of a case whose first run passed (`first`) and whose second
 /// run on the same inputs was checked against the reference (`again`), for
 /// tasks that allow atomics-level differences between runs: the larger

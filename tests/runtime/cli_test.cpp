@@ -187,6 +187,37 @@ TEST_CASE("eat tasks lists and shows the shipped tasks") {
   CHECK(unknown.code == exit_code::invalid_input);
 }
 
+TEST_CASE("eat tasks show states a matched ratio, its cap and run-to-run "
+          "differences where the task allows them") {
+  eat::test::temp_dir tmp;
+  auto fixture
+    = std::filesystem::path{EAT_SOURCE_DIR} / "tests/devices/fixtures";
+  auto folder = tmp.path() / "mini_decode";
+  std::filesystem::copy(fixture / "mini_decode", folder);
+  auto toml = folder / "task.toml";
+  std::ifstream in{toml};
+  std::stringstream text;
+  text << in.rdbuf();
+  in.close();
+  std::ofstream{toml} << "deterministic = false\n"
+                      << text.str()
+                      << "\n[tolerances.out]\nmatched_ratio = 0.995\n"
+                         "max_error = 0.125\n";
+  auto show = eat_cli(
+    {"tasks", "show", "mini_decode", "--tasks-dir", tmp.path().string()});
+  INFO(show.out);
+  CHECK(show.code == exit_code::ok);
+  CHECK_THAT(show.out,
+    Catch::Contains("on at least 99.5 % of the elements, every element "
+                    "within 0.125 of the reference; runs may differ (e.g. "
+                    "atomics), each within tolerance\n"));
+  CHECK_THAT(
+    show.out, Catch::Contains("(atol 0.01, rtol 0.01 on at least 99.5 % of the "
+                              "elements, every element within 0.125 of the "
+                              "reference)"));
+  CHECK_THAT(show.out, Catch::Contains("(atol 0.0001, rtol 0.0001)"));
+}
+
 TEST_CASE("eat tasks show --workloads shows a task with another workloads "
           "file") {
   auto dir = std::string{EAT_SOURCE_DIR} + "/kernels";

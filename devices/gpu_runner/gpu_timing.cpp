@@ -12,8 +12,6 @@
 #include <chrono>
 #include <cmath>
 
-#include <sys/resource.h>
-
 #include "devices/gpu_runner/gpu_harness.hpp"
 #include "actors/protocol/error.hpp"
 #include "devices/runner/checks.hpp"
@@ -50,14 +48,6 @@ struct timed_call {
   std::string error;
 };
 
-int64_t cpu_now_ns() {
-  rusage usage;
-  getrusage(RUSAGE_SELF, &usage);
-  auto us = (int64_t{usage.ru_utime.tv_sec} + usage.ru_stime.tv_sec) * 1'000'000
-            + usage.ru_utime.tv_usec + usage.ru_stime.tv_usec;
-  return us * 1000;
-}
-
 /// Flushes L2 with a value that changes every sample.
 std::string flush_l2(const gpu_context& ctx, uint8_t value) {
   if (auto why = ctx.api->fill_async(ctx.flush.get(), value, ctx.flush.bytes());
@@ -74,7 +64,7 @@ timed_call time_one(const gpu_context& ctx, void* fn, device_problem& buffers,
     if (!why.empty())
       return {0, 0, 0, 0, why};
   auto s0 = std::chrono::steady_clock::now();
-  auto cpu0 = cpu_now_ns();
+  auto cpu0 = process_cpu_ns();
   auto t0 = std::chrono::steady_clock::now();
   if (auto why = api.record(0); !why.empty())
     return {0, 0, 0, 0, why};
@@ -85,7 +75,7 @@ timed_call time_one(const gpu_context& ctx, void* fn, device_problem& buffers,
   t.wall_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
     std::chrono::steady_clock::now() - t0)
                 .count();
-  t.cpu_ns = cpu_now_ns() - cpu0;
+  t.cpu_ns = process_cpu_ns() - cpu0;
   t.span_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
     std::chrono::steady_clock::now() - s0)
                 .count();

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 #if defined(__x86_64__)
@@ -298,6 +299,41 @@ bool has_child_processes() {
   return ::waitid(P_ALL, 0, &info, WEXITED | WSTOPPED | WCONTINUED | WNOHANG
                                      | WNOWAIT)
          == 0;
+}
+
+namespace {
+
+int64_t rusage_ns(int who) {
+  rusage usage{};
+  getrusage(who, &usage);
+  auto us = (int64_t{usage.ru_utime.tv_sec} + usage.ru_stime.tv_sec) * 1'000'000
+            + usage.ru_utime.tv_usec + usage.ru_stime.tv_usec;
+  return us * 1000;
+}
+
+} // namespace
+
+int64_t process_cpu_ns() {
+  return rusage_ns(RUSAGE_SELF);
+}
+
+int64_t other_cpu_ns() {
+  // The process first: reading it brings the calling thread's runtime up to
+  // date, which RUSAGE_THREAD alone would report as of the last tick.
+  auto process = rusage_ns(RUSAGE_SELF);
+  auto self = rusage_ns(RUSAGE_THREAD);
+  return process - self + rusage_ns(RUSAGE_CHILDREN);
+}
+
+std::string hidden_work_text(int64_t ns) {
+  if (ns <= 1'000'000)
+    return {};
+  char ms[32];
+  std::snprintf(ms, sizeof(ms), "%.3g", static_cast<double>(ns) / 1e6);
+  return std::string{"hidden threads: other threads or child processes used "}
+         + ms
+         + " ms of CPU time during the timed calls (a kernel must do its "
+           "work on the calling thread)";
 }
 
 bool shows_hidden_threads(int64_t cpu_ns, int64_t wall_ns, uint64_t calls) {

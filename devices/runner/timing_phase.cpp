@@ -4,8 +4,6 @@
 #include <chrono>
 #include <cmath>
 
-#include <sys/resource.h>
-
 #include "devices/kinds/problem.hpp"
 #include "devices/runner/checks.hpp"
 #include "devices/runner/harness.hpp"
@@ -34,19 +32,6 @@ struct timed_call {
   int64_t span_ns;
 };
 
-/// Returns the CPU time of the whole process (all threads). Not
-/// CLOCK_PROCESS_CPUTIME_ID: once RLIMIT_CPU arms the process CPU timer,
-/// Linux serves that clock from a tick-granular cache (measured here: 0.2 ms
-/// reported for 13 ms of work), while getrusage sums the threads' precise
-/// runtimes (microsecond resolution).
-int64_t cpu_now_ns() {
-  rusage usage;
-  getrusage(RUSAGE_SELF, &usage);
-  auto us = (int64_t{usage.ru_utime.tv_sec} + usage.ru_stime.tv_sec) * 1'000'000
-            + usage.ru_utime.tv_usec + usage.ru_stime.tv_usec;
-  return us * 1000;
-}
-
 /// Poisons `out` (and with `flush`, evicts the set's inputs from the
 /// caches), then times one call with the steady clock, compiler barriers
 /// keeping the call inside the timed region.
@@ -56,13 +41,13 @@ timed_call time_one(const problem& p, void* fn, input_set& set,
   if (flush)
     flush_inputs(set);
   auto s0 = std::chrono::steady_clock::now();
-  auto cpu0 = cpu_now_ns();
+  auto cpu0 = process_cpu_ns();
   auto t0 = std::chrono::steady_clock::now();
   asm volatile("" ::: "memory");
   p.call(fn, set.pointers.data(), out.pointers.data());
   asm volatile("" ::: "memory");
   auto t1 = std::chrono::steady_clock::now();
-  auto cpu1 = cpu_now_ns();
+  auto cpu1 = process_cpu_ns();
   auto s1 = std::chrono::steady_clock::now();
   auto ns = [](auto d) {
     return static_cast<int64_t>(
@@ -137,8 +122,10 @@ bool sampling_done(
 
 /// Checks what the timed calls left behind: processes, threads, the CPU
 /// time gate, guard zones and the outputs of the last (partial) block.
+/// `other_cpu` is other_cpu_ns() before the warm-up.
 timing_outcome verify_timed(const harness_context& ctx, const problem& p,
-  const workload& w, std::vector<input_set>& sets, timing_outcome result);
+  const workload& w, std::vector<input_set>& sets, int64_t other_cpu,
+  timing_outcome result);
 
 } // namespace
 
@@ -153,6 +140,7 @@ timing_outcome time_workload(
     workload_seed);
   result.input_sets = static_cast<uint32_t>(sets.size());
   auto flush = flushes(ctx.rotation, sets.size(), result.set_bytes);
+  auto other_cpu = other_cpu_ns();
   for (uint32_t i = 0; i < ctx.timing.warmup; ++i) {
     auto& set = sets[i % sets.size()];
     time_one(p, ctx.baseline, set, set.baseline_out, false);
@@ -182,13 +170,14 @@ timing_outcome time_workload(
     if (sampling_done(ctx.timing, stats, elapsed))
       break;
   }
-  return verify_timed(ctx, p, w, sets, std::move(result));
+  return verify_timed(ctx, p, w, sets, other_cpu, std::move(result));
 }
 
 namespace {
 
 timing_outcome verify_timed(const harness_context& ctx, const problem& p,
-  const workload& w, std::vector<input_set>& sets, timing_outcome result) {
+  const workload& w, std::vector<input_set>& sets, int64_t other_cpu,
+  timing_outcome result) {
   auto fail = [&](eval_status status, std::string why) {
     result.status = status;
     result.detail = "workload " + w.name + ", timed calls: " + std::move(why);
@@ -200,6 +189,8 @@ timing_outcome verify_timed(const harness_context& ctx, const problem& p,
     return fail(
       eval_status::rejected, "hidden threads: " + std::to_string(n - 1)
                                + " extra thread(s) still running");
+  if (auto why = hidden_work_text(other_cpu_ns() - other_cpu); !why.empty())
+    return fail(eval_status::rejected, std::move(why));
   if (shows_hidden_threads(result.candidate_cpu_ns, result.candidate_wall_ns,
         result.candidate_ns.size()))
     return fail(eval_status::rejected,

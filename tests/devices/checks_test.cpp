@@ -2,9 +2,13 @@
 
 #include <cmath>
 #include <cstring>
+#include <ctime>
 #include <future>
 #include <limits>
 #include <thread>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
 
@@ -139,6 +143,59 @@ TEST_CASE("CPU time far above wall time shows hidden threads") {
   // Tiny calls: clock noise within the slack (2.2 ms here) is tolerated.
   CHECK_FALSE(shows_hidden_threads(2'000'000, 100'000, 10));
   CHECK(shows_hidden_threads(2'500'000, 100'000, 10));
+}
+
+namespace {
+
+/// Spins on the calling thread until it has used `ns` of its own CPU time.
+void spin_for_cpu(int64_t ns) {
+  auto now = [] {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return int64_t{t.tv_sec} * 1'000'000'000 + t.tv_nsec;
+  };
+  for (auto start = now(); now() - start < ns;)
+    ; // spin
+}
+
+} // namespace
+
+TEST_CASE("other_cpu_ns counts the work of other threads and reaped child "
+          "processes, not the calling thread's") {
+  auto before = other_cpu_ns();
+  spin_for_cpu(20'000'000);
+  CHECK(other_cpu_ns() - before < 1'000'000);
+  CHECK(hidden_work_text(other_cpu_ns() - before).empty());
+
+  before = other_cpu_ns();
+  std::thread worker{[] { spin_for_cpu(5'000'000); }};
+  worker.join();
+  auto threads = other_cpu_ns() - before;
+  CHECK(threads >= 4'900'000);
+  CHECK(hidden_work_text(threads).find("hidden threads: other threads or "
+                                       "child processes used ")
+        == 0);
+
+  before = other_cpu_ns();
+  auto pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    spin_for_cpu(5'000'000);
+    ::_exit(0);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  CHECK(other_cpu_ns() - before >= 4'900'000);
+}
+
+TEST_CASE("other threads' CPU time within 1 ms is clock rounding, beyond it "
+          "hidden work") {
+  CHECK(hidden_work_text(0).empty());
+  CHECK(hidden_work_text(1'000'000).empty());
+  CHECK(hidden_work_text(4'250'000)
+        == "hidden threads: other threads or child processes used 4.25 ms of "
+           "CPU time during the timed calls (a kernel must do its work on the "
+           "calling thread)");
 }
 
 TEST_CASE("with a matched ratio below 1, a few elements outside the tolerance "

@@ -334,6 +334,54 @@ TEST_CASE("a thread that spins only while the baseline runs is rejected as a "
   CHECK(contains(result.detail, "hidden threads"));
 }
 
+TEST_CASE("a thread that starts once timing is under way, slows the "
+          "baseline and is gone before the end is rejected as hidden work") {
+  // No thread is alive after any call the checks look at, and none at the
+  // end of timing: only its CPU time gives it away. It starts at the 20th
+  // call (the correctness checks and the warm-up make 8), burns the pinned
+  // core whenever the candidate is not running, and stops by itself at the
+  // 100th, long before 0.1 s of timing is in.
+  auto dir = make_temp_dir();
+  auto opts = fast_options(dir);
+  opts.timing.min_time_s = 0.1;
+  opts.timing.max_time_s = 0.5;
+  auto dev = make_device(opts);
+  auto kernel = naive_kernel(
+    "static std::atomic<int> calls{0};\n"
+    "static std::atomic<bool> inside{false};\n"
+    "if (++calls == 20)\n"
+    "  std::thread([] {\n"
+    "    for (volatile unsigned x = 0; calls.load() < 100; x = x + 1)\n"
+    "      if (inside.load()) std::this_thread::yield();\n"
+    "  }).detach();\n"
+    "inside = true;",
+    "inside = false;", "#include <atomic>\n#include <thread>\n");
+  auto result = dev->evaluate(
+    sgemm_task({gemm_workload(48, 48, 48)}), make_candidate("late", kernel), 7);
+  INFO(result.detail);
+  CHECK(result.status == eval_status::rejected);
+  CHECK(contains(result.detail, "timed calls: hidden threads: other threads "
+                                "or child processes used "));
+}
+
+TEST_CASE("a kernel that forks a helper on every call and reaps it before "
+          "returning is rejected as hidden work") {
+  // Reaped children are invisible to the process checks after each call;
+  // their CPU time is not.
+  auto result = evaluate_source(naive_kernel(
+    "pid_t pid = ::fork();\n"
+    "if (pid == 0) {\n"
+    "  for (volatile int x = 0; x < 2000000; x = x + 1) {}\n"
+    "  ::_exit(0);\n"
+    "}\n"
+    "if (pid > 0) ::waitpid(pid, nullptr, 0);",
+    "", "#include <sys/wait.h>\n#include <unistd.h>\n"));
+  INFO(result.detail);
+  CHECK(result.status == eval_status::rejected);
+  CHECK(contains(result.detail, "hidden threads: other threads or child "
+                                "processes used "));
+}
+
 TEST_CASE("a correct kernel faster than the speed of light is rejected") {
   // A correct kernel cannot beat light, so light is slowed down instead: a
   // peak of 1 FLOP/s and 1 B/s through the test seam in cpu_options.

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "actors/protocol/error.hpp"
+#include "devices/gpu_device.hpp"
 #include "runtime/task_file.hpp"
 #include "runtime/toml_check.hpp"
 
@@ -489,10 +490,12 @@ config read_sections(const toml::table& root, const fs::path& file,
       && !cfg.hip.enabled)
     out.add({}, "devices.cpu.slots = 0 leaves the run without devices "
                 "(enable [devices.cuda], [devices.hip] or [devices.sim])");
-  cfg.timing = read_timing(section(root, "timing",
+  auto timing = section(root, "timing",
     {"warmup", "min_samples", "min_time_s", "max_time_s", "max_rel_se",
       "check_seeds"},
-    out));
+    out);
+  cfg.timing = read_timing(timing);
+  cfg.max_rel_se_set = timing.has("max_rel_se");
   cfg.cpu.timing = cfg.timing;
   return cfg;
 }
@@ -511,6 +514,13 @@ caf::expected<config> parse_config(
   cfg.file = file;
   cfg.text = std::string{text};
   return cfg;
+}
+
+devices::timing_options gpu_timing(const config& cfg) {
+  auto timing = cfg.timing;
+  if (!cfg.max_rel_se_set)
+    timing.max_rel_se = devices::gpu_options{}.timing.max_rel_se;
+  return timing;
 }
 
 caf::expected<config> load_config(const fs::path& file) {

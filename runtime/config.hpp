@@ -223,7 +223,14 @@ struct config {
   /// [timing] warmup, min_samples, min_time_s, max_time_s, max_rel_se and
   /// check_seeds.
   devices::timing_options timing;
+  /// Whether [timing] sets max_rel_se (see gpu_timing).
+  bool max_rel_se_set = false;
 };
+
+/// The timing options of the GPU devices: `cfg.timing`, but with the GPU's
+/// own stopping rule (a relative standard error under 0.5 %,
+/// BENCHMARK-PROTOCOL.md section 3) unless [timing] sets max_rel_se.
+devices::timing_options gpu_timing(const config& cfg);
 
 /// What parse_config checks besides the text itself.
 enum class config_checks {

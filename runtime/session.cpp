@@ -91,7 +91,7 @@ void add_gpu_devices(const config& cfg, const run_dir& dir,
     opts.runner_path
       = (executable_dir() / (std::string{"eat-"} + name + "-runner")).string();
     opts.work_dir = (dir.work_dir() / name).string();
-    opts.timing = cfg.timing;
+    opts.timing = gpu_timing(cfg);
     auto devs = devices::make_gpu_devices(name, opts);
     if (!devs) {
       warnings += std::string{"warning: no "} + name

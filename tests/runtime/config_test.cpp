@@ -96,6 +96,20 @@ TEST_CASE("a configuration with only run.task gets every default") {
   CHECK(cfg->timing.check_seeds == timing.check_seeds);
 }
 
+TEST_CASE("GPU devices stop sampling at a relative standard error of 0.5 % "
+          "unless [timing] sets max_rel_se") {
+  auto plain = eat::parse_config(run_ok + "[timing]\nwarmup = 3\n", test_file);
+  REQUIRE(plain);
+  CHECK(plain->timing.max_rel_se == 0.01);
+  CHECK(eat::gpu_timing(*plain).max_rel_se == 0.005);
+  CHECK(eat::gpu_timing(*plain).warmup == 3);
+  auto set = eat::parse_config(
+    run_ok + "[timing]\nmax_rel_se = 0.02\n", test_file);
+  REQUIRE(set);
+  CHECK(set->timing.max_rel_se == 0.02);
+  CHECK(eat::gpu_timing(*set).max_rel_se == 0.02);
+}
+
 TEST_CASE("every key of a full configuration is read") {
   auto cfg = eat::load_config(configs / "full.toml");
   REQUIRE(cfg);

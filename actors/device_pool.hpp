@@ -34,6 +34,11 @@ namespace eat {
 struct pool_options {
   /// Compile workers; 0 picks max(1, hardware threads - 1).
   uint32_t compile_workers = 0;
+  /// Cores the compile workers, and the compilers they start, may run on;
+  /// empty leaves them wherever the system puts them. The runtime gives them
+  /// the cores no CPU device times on, so that a compile never takes a
+  /// timed sample's core.
+  std::vector<int> compile_cores;
   /// Jobs compiled (or compiling) ahead per healthy device of a kind, so that
   /// a device that frees up finds its next job ready.
   uint32_t ahead = 2;

@@ -25,9 +25,11 @@ using compile_worker_actor = caf::typed_actor<
   caf::replies_to<compile_atom, uint32_t, task_spec,
     candidate>::with<prepared_objects>>;
 
-/// Behaviour of a compile worker over the pool's devices.
+/// Behaviour of a compile worker over the pool's devices. With `cores`, the
+/// worker's thread, and so every compiler it starts, runs only there
+/// (pool_options::compile_cores).
 compile_worker_actor::behavior_type compile_worker(
   compile_worker_actor::pointer self,
-  std::vector<std::shared_ptr<devices::device>> devs);
+  std::vector<std::shared_ptr<devices::device>> devs, std::vector<int> cores);
 
 } // namespace eat

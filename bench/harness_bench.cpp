@@ -378,8 +378,12 @@ device_load utilisation(const settings& s, const std::string& work_dir) {
   caf::actor_system_config cfg;
   configure_actor_system(cfg);
   caf::actor_system sys{cfg};
+  // As `eat run` has it: compiles off the device's core.
+  pool_options pool_opts;
+  pool_opts.compile_cores
+    = devices::cores_besides({unwrap(devices::resolve_core(s.core), "core")});
   auto pool = spawn_device_pool(
-    sys, {std::shared_ptr<devices::device>{std::move(dev)}}, pool_options{});
+    sys, {std::shared_ptr<devices::device>{std::move(dev)}}, pool_opts);
   auto task = sgemm_task(64);
   caf::scoped_actor self{sys};
   auto cs = distinct_candidates(s.candidates);

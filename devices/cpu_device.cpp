@@ -1,6 +1,9 @@
 #include "devices/cpu_device.hpp"
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -305,6 +308,37 @@ caf::expected<int> resolve_core(int requested) {
     if (CPU_ISSET(core, &set))
       return core;
   return make_error(error::device_unavailable, "no core available");
+}
+
+std::vector<int> cores_besides(const std::vector<int>& taken) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof(set), &set) != 0)
+    return {};
+  std::vector<int> all;
+  std::vector<int> rest;
+  for (int core = 0; core < CPU_SETSIZE; ++core) {
+    if (!CPU_ISSET(core, &set))
+      continue;
+    all.push_back(core);
+    if (std::find(taken.begin(), taken.end(), core) == taken.end())
+      rest.push_back(core);
+  }
+  return rest.empty() ? all : rest;
+}
+
+std::string pin_thread(const std::vector<int>& cores) {
+  if (cores.empty())
+    return {};
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (auto core : cores)
+    if (core >= 0 && core < CPU_SETSIZE)
+      CPU_SET(core, &set);
+  // 0: the calling thread, not the whole process.
+  if (::sched_setaffinity(0, sizeof(set), &set) != 0)
+    return std::string{"sched_setaffinity: "} + std::strerror(errno);
+  return {};
 }
 
 caf::expected<std::unique_ptr<device>> make_cpu_device(

@@ -10,6 +10,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <caf/expected.hpp>
 
@@ -27,6 +28,15 @@ caf::expected<std::unique_ptr<device>> make_cpu_device(
 /// process may run there, the last core it may run on for -1; fails with
 /// error::invalid_config otherwise.
 caf::expected<int> resolve_core(int requested);
+
+/// The cores this process may run on, less `taken` (the cores CPU devices
+/// time on); all of them when that would leave none.
+std::vector<int> cores_besides(const std::vector<int>& taken);
+
+/// Restricts the calling thread to `cores`; the processes it starts from
+/// then on inherit the mask. Does nothing for an empty list. Returns "" or
+/// why it failed.
+std::string pin_thread(const std::vector<int>& cores);
 
 /// The CPU's model name from /proc/cpuinfo ("unknown CPU" when absent).
 std::string cpu_model();

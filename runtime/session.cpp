@@ -104,15 +104,24 @@ void add_gpu_devices(const config& cfg, const run_dir& dir,
   }
 }
 
+/// The cores of the CPU devices: [devices.cpu] cores, else the last ones.
+std::vector<int> cpu_device_cores(const config& cfg) {
+  auto cores = static_cast<int>(std::thread::hardware_concurrency());
+  std::vector<int> out;
+  for (uint32_t i = 0; i < cfg.cpu_slots; ++i)
+    out.push_back(i < cfg.cpu_cores.size() ? cfg.cpu_cores[i]
+                                           : std::max(cores - 1 - int(i), 0));
+  return out;
+}
+
 caf::expected<std::vector<std::shared_ptr<devices::device>>> make_devices(
   const config& cfg, const run_dir& dir, std::string& warnings) {
   std::vector<std::shared_ptr<devices::device>> out;
-  auto cores = static_cast<int>(std::thread::hardware_concurrency());
+  auto cores = cpu_device_cores(cfg);
   for (uint32_t i = 0; i < cfg.cpu_slots; ++i) {
     auto opts = cfg.cpu;
     opts.timing = cfg.timing;
-    opts.core = i < cfg.cpu_cores.size() ? cfg.cpu_cores[i]
-                                         : std::max(cores - 1 - int(i), 0);
+    opts.core = cores[i];
     opts.runner_path = (executable_dir() / "eat-runner").string();
     opts.work_dir = dir.work_dir().string();
     auto dev = devices::make_cpu_device("cpu" + std::to_string(i), opts);
@@ -253,6 +262,7 @@ exit_code run_session(
   // device, and it gives each device exclusive slices (docs/harness.md).
   pool_options pool_opts;
   pool_opts.compile_workers = in.cfg.pool.compile_workers;
+  pool_opts.compile_cores = devices::cores_besides(cpu_device_cores(in.cfg));
   pool_opts.ahead = in.cfg.pool.ahead;
   pool_opts.slice_timeout_s = in.cfg.pool.slice_timeout_s;
   pool_opts.drain_after = in.cfg.pool.drain_after;

@@ -11,6 +11,8 @@
 #include <map>
 #include <mutex>
 
+#include <sched.h>
+
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
 #include <caf/scoped_actor.hpp>
@@ -36,6 +38,8 @@ struct fake_control {
   std::atomic<int> prepares{0};
   std::atomic<bool> healthy{true};
   std::vector<uint64_t> seeds;
+  /// The cores the thread of the last prepare() could run on.
+  std::vector<int> prepare_cores;
 
   void allow(int n) {
     std::lock_guard<std::mutex> guard{mtx};
@@ -93,6 +97,16 @@ public:
   devices::prepared prepare(
     const task_spec&, const candidate& c) const override {
     ctl_->prepares += 1;
+    {
+      cpu_set_t set;
+      CPU_ZERO(&set);
+      ::sched_getaffinity(0, sizeof(set), &set);
+      std::lock_guard<std::mutex> guard{ctl_->mtx};
+      ctl_->prepare_cores.clear();
+      for (int core = 0; core < CPU_SETSIZE; ++core)
+        if (CPU_ISSET(core, &set))
+          ctl_->prepare_cores.push_back(core);
+    }
     devices::prepared out;
     if (c.source.find("#error") != std::string::npos) {
       out.status = eval_status::compile_error;
@@ -348,6 +362,17 @@ TEST_CASE("with every device drained, waiting work fails with the reason") {
   auto late = f.evaluate({make("c9", "t1")});
   CHECK(late.at(0).status == eval_status::runtime_error);
   CHECK(f.status().devices.at(0).drained);
+}
+
+TEST_CASE("compile workers run on the cores they are given, off the "
+          "devices' cores") {
+  fixture f;
+  pool_options opts;
+  opts.compile_cores = {0};
+  f.start(1, opts);
+  REQUIRE(f.evaluate({make("c1", "t1")}).at(0).status == eval_status::passed);
+  std::lock_guard<std::mutex> guard{f.ctl[0]->mtx};
+  CHECK(f.ctl[0]->prepare_cores == std::vector<int>{0});
 }
 
 TEST_CASE("a suspicious speedup is re-verified on another device") {

@@ -1,11 +1,15 @@
 // Specification of the CPU device on well-behaved input: a correct kernel
 // passes with a full record, and what the device refuses to start with.
 
+#include <algorithm>
+#include <thread>
+
 #include <catch2/catch.hpp>
 
 #include "actors/protocol/error.hpp"
 #include "devices/cpu_device.hpp"
 #include "devices/sha256.hpp"
+#include "devices/subprocess.hpp"
 #include "tests/devices/test_support.hpp"
 
 using namespace eat;
@@ -174,4 +178,36 @@ TEST_CASE("core -1 resolves to the last core this process may use") {
   auto same = resolve_core(*core);
   REQUIRE(same);
   CHECK(*same == *core);
+}
+
+TEST_CASE("the cores besides the devices' are those left of the process's, "
+          "or all of them when none is left") {
+  auto all = cores_besides({});
+  REQUIRE(!all.empty());
+  CHECK(cores_besides(all) == all);
+  auto last = *resolve_core(-1);
+  auto rest = cores_besides({last});
+  if (all.size() == 1) {
+    CHECK(rest == all);
+  } else {
+    CHECK(rest.size() == all.size() - 1);
+    CHECK(std::find(rest.begin(), rest.end(), last) == rest.end());
+  }
+}
+
+TEST_CASE("a thread pinned to cores starts processes that run only there") {
+  auto first = cores_besides({}).front();
+  std::string why;
+  std::string output;
+  std::thread worker{[&] {
+    why = pin_thread({first});
+    auto run = run_captured({"grep", "Cpus_allowed_list", "/proc/self/status"},
+      "", 10);
+    if (run)
+      output = run->output;
+  }};
+  worker.join();
+  CHECK(why.empty());
+  CHECK(output == "Cpus_allowed_list:\t" + std::to_string(first) + "\n");
+  CHECK(pin_thread({}).empty());
 }

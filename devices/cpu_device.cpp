@@ -48,10 +48,12 @@ std::string short_number(double x) {
 /// How a CPU evaluation is measured (BENCHMARK-PROTOCOL.md section 5).
 std::string measurement_method(const timing_options& t, bool isolated) {
   return "cpu: steady_clock around each call; baseline and candidate "
-         "interleaved in random order; input sets rotated (> 2x L2, >= 32 "
-         "MiB); "
+         "interleaved in random order; input sets rotated (> max(2x LLC, "
+         "32 MiB), up to 128 MiB, inputs flushed from the caches where the "
+         "sets fall short); "
          + std::to_string(t.warmup) + " warm-up calls; stop at >= "
-         + std::to_string(t.min_samples) + " samples and relative SE < "
+         + std::to_string(t.min_samples) + " samples, "
+         + short_number(t.min_time_s) + " s and relative SE < "
          + short_number(t.max_rel_se) + ", or after "
          + short_number(t.max_time_s) + " s; speedup of medians with a "
          + "paired bootstrap 95% CI; network "

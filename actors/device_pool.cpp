@@ -91,6 +91,16 @@ namespace eat {
 
 using namespace pool_detail;
 
+std::string drain_notice(const std::string& device, const std::string& why,
+  const std::string& kind, size_t left) {
+  auto head = "device " + device + " drained: " + why + "; ";
+  if (left == 0)
+    return head + "no " + kind + " device is left: its kind's work fails";
+  return head + std::to_string(left) + " " + kind + " device"
+         + (left == 1 ? "" : "s") + " left take" + (left == 1 ? "s" : "")
+         + " its work";
+}
+
 namespace {
 
 // -- compile stage -----------------------------------------------------------

@@ -56,7 +56,15 @@ struct pool_options {
   /// The re-run confirms when both speedups are within this factor of each
   /// other; otherwise the result is rejected.
   double reverify_tolerance = 1.5;
+  /// Told of each drained device, as a line of text (drain_notice); none
+  /// by default.
+  listener_actor listener;
 };
+
+/// "device cpu0 drained: <why>; 1 cpu device left takes its work", or, with
+/// none left, "...; no cpu device is left: its kind's work fails".
+std::string drain_notice(const std::string& device, const std::string& why,
+  const std::string& kind, size_t left);
 
 /// The pool's interface: a device actor plus weights and status.
 using device_pool_actor = device_actor::extend<

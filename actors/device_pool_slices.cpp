@@ -193,9 +193,13 @@ void drain(device_pool_pointer self, size_t slot, std::string why) {
     return;
   s.drained = true;
   s.why = std::move(why);
+  auto left = healthy_count(st, s.kind);
+  if (st.opts.listener)
+    self->send(st.opts.listener, restructure_atom_v,
+      drain_notice(s.id, s.why, s.kind, left) + "\n");
   // Work waits per kind, not per device: it moves to the other devices of
   // the kind by itself. With none left, nobody can run it.
-  if (healthy_count(st, s.kind) == 0)
+  if (left == 0)
     fail_kind(self, s.kind);
 }
 

@@ -76,6 +76,22 @@ std::string progress_line(
   return out;
 }
 
+std::string device_report(const pool_status& s) {
+  std::string out;
+  for (const auto& d : s.devices) {
+    out += "device " + d.device + ": " + std::to_string(d.evaluations)
+           + (d.evaluations == 1 ? " evaluation" : " evaluations");
+    if (d.wall_s > 0)
+      out += ", timed work " + fixed(d.busy_s, 1) + " s of "
+             + fixed(d.wall_s, 1) + " s ("
+             + fixed(100 * d.busy_s / d.wall_s, 1) + " %)";
+    if (d.drained)
+      out += ", drained: " + d.why;
+    out += "\n";
+  }
+  return out;
+}
+
 std::string final_report(const run_summary& s, const std::string& best_path) {
   std::string out = "run " + s.run_id + " stopped: " + s.reason + "\n";
   out += "candidates tried: " + std::to_string(s.evaluations) + " ("

@@ -24,6 +24,11 @@ std::string progress_line(const team_progress& p, uint64_t done,
 /// kernel's source is (`best_path`, empty when nothing passed).
 std::string final_report(const run_summary& s, const std::string& best_path);
 
+/// A line per device of the run's pool: its evaluations and how busy its
+/// timed stages kept it, e.g. "device cpu0: 32 evaluations, timed work
+/// 171.3 s of 175.0 s (97.9 %)", and why it was drained if it was.
+std::string device_report(const pool_status& s);
+
 /// `x` with `digits` decimals, e.g. fixed(2.345, 2) == "2.35".
 std::string fixed(double x, int digits = 2);
 

@@ -269,6 +269,9 @@ exit_code run_session(
   pool_opts.reverify_factor = in.cfg.pool.reverify_factor;
   pool_opts.reverify_min = in.cfg.pool.reverify_min;
   pool_opts.reverify_tolerance = in.cfg.pool.reverify_tolerance;
+  links.listener = sys.spawn(
+    progress_printer, &out, history.evaluations, in.cfg.run.max_evaluations);
+  pool_opts.listener = links.listener;
   auto pool = spawn_device_pool(sys, *devs, pool_opts);
   links.devices.push_back(pool);
   // Teams' shares of the devices follow their shares of the budgets.
@@ -285,12 +288,11 @@ exit_code run_session(
     for (auto& d : links.devices)
       caf::anon_send_exit(d, caf::exit_reason::user_shutdown);
     caf::anon_send_exit(store, caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(links.listener, caf::exit_reason::user_shutdown);
     return exit_code_for(err);
   }
   links.make_agent = *agents;
   links.planner = *planner;
-  links.listener = sys.spawn(
-    progress_printer, &out, history.evaluations, in.cfg.run.max_evaluations);
   auto sup = sys.spawn(supervisor,
     supervisor_options_of(in.cfg, in.task, targets_of(in.task, *devs)), links,
     history);
@@ -306,6 +308,9 @@ exit_code run_session(
         [&](caf::error& err) {
           out << "eat: the run failed: " << render(err) << "\n";
         });
+    self->request(pool, std::chrono::seconds{10}, status_atom_v)
+      .receive([&](pool_status& s) { out << device_report(s); },
+        [&](caf::error&) {});
   }
   for (auto& d : links.devices)
     caf::anon_send_exit(d, caf::exit_reason::user_shutdown);

@@ -49,7 +49,8 @@ using agent_actor
 using listener_actor
   = caf::typed_actor<caf::reacts_to<progress_atom, team_progress>,
                      /// A decision of the supervisor (a restructuring, a
-                     /// lesson), as lines of text to show.
+                     /// lesson) or the device pool's notice of a drained
+                     /// device, as lines of text to show.
                      caf::reacts_to<restructure_atom, std::string>>;
 
 /// A team: asks its agents for candidates and sends them to a device.

@@ -314,8 +314,10 @@ TEST_CASE("sim devices take tasks of any backend") {
 
 TEST_CASE("a device failing health checks is drained and others do the work") {
   fixture f;
+  caf::scoped_actor watcher{*f.sys};
   pool_options opts;
   opts.drain_after = 3;
+  opts.listener = caf::actor_cast<listener_actor>(watcher);
   f.ctl.push_back(std::make_shared<fake_control>());
   f.ctl.push_back(std::make_shared<fake_control>());
   f.ctl[0]->healthy = false;
@@ -334,6 +336,16 @@ TEST_CASE("a device failing health checks is drained and others do the work") {
   CHECK(st.devices[0].failed_checks == 3);
   CHECK(st.devices[0].why == "dev0 is on fire");
   CHECK_FALSE(st.devices[1].drained);
+  // The run's listener is told.
+  std::string notice;
+  watcher->receive(
+    [&](restructure_atom, const std::string& text) {
+      notice = text;
+    },
+    caf::after(std::chrono::seconds{30}) >> [] { FAIL("no notice"); });
+  CHECK(notice
+        == "device dev0 drained: dev0 is on fire; 1 cpu device left takes its "
+           "work\n");
 }
 
 TEST_CASE("with every device drained, waiting work fails with the reason") {
@@ -359,6 +371,11 @@ TEST_CASE("with every device drained, waiting work fails with the reason") {
                                            "sim0: sim0 fails its health"));
   }
   CHECK(passed == 1);
+  CHECK(drain_notice("sim0", "sim0 fails its health check", "sim", 0)
+        == "device sim0 drained: sim0 fails its health check; no sim device "
+           "is left: its kind's work fails");
+  CHECK(drain_notice("cpu2", "why", "cpu", 2)
+        == "device cpu2 drained: why; 2 cpu devices left take its work");
   auto late = f.evaluate({make("c9", "t1")});
   CHECK(late.at(0).status == eval_status::runtime_error);
   CHECK(f.status().devices.at(0).drained);

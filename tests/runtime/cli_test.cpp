@@ -308,6 +308,29 @@ TEST_CASE("the final report gives the best speedup, the candidates tried and "
   CHECK(format_ns(2500) == "2.5 us");
 }
 
+TEST_CASE("the run ends with each device's evaluations, how busy its timed "
+          "work kept it, and why it was drained") {
+  pool_status st;
+  device_load cpu;
+  cpu.device = "cpu0";
+  cpu.kind = "cpu";
+  cpu.evaluations = 32;
+  cpu.busy_s = 171.26;
+  cpu.wall_s = 175;
+  device_load sim;
+  sim.device = "sim1";
+  sim.kind = "sim";
+  sim.evaluations = 1;
+  sim.drained = true;
+  sim.why = "sim1 fails its health check";
+  st.devices = {cpu, sim};
+  CHECK(device_report(st)
+        == "device cpu0: 32 evaluations, timed work 171.3 s of 175.0 s "
+           "(97.9 %)\n"
+           "device sim1: 1 evaluation, drained: sim1 fails its health "
+           "check\n");
+}
+
 TEST_CASE("eat devices lists the CPU and says for each GPU backend what it "
           "found or why it found nothing") {
   auto r = eat_cli({"devices"});

@@ -218,3 +218,27 @@ TEST_CASE("a thread pinned to cores starts processes that run only there") {
   CHECK(output == "Cpus_allowed_list:\t" + std::to_string(first) + "\n");
   CHECK(pin_thread({}).empty());
 }
+
+TEST_CASE("a CPU device's capabilities name its kind, model, architecture, "
+          "memory, core and compile target") {
+  auto dir = make_temp_dir();
+  auto opts = fast_options(dir);
+  opts.core = *resolve_core(-1);
+  auto dev = make_device(opts);
+  auto caps = dev->caps();
+  CHECK(caps.kind == "cpu");
+  CHECK(caps.model == cpu_model());
+  CHECK(caps.arch == cpu_arch());
+  CHECK(caps.memory_bytes == opts.address_space_mib * 1024 * 1024);
+  CHECK(caps.identity
+        == "cpu:core" + std::to_string(opts.core) + ":" + cpu_model());
+  // The test seam's peaks, as the gate would divide them.
+  CHECK(caps.peak_flops > 0);
+  CHECK(caps.peak_bytes_per_s > 0);
+  // -march=native on x86-64: AVX-512 (16 floats, 32 registers), AVX2 (8,
+  // 16) or SSE (4, 16).
+  REQUIRE(caps.target.count("simd_floats") == 1);
+  auto w = caps.target.at("simd_floats");
+  CHECK((w == 16 || w == 8 || w == 4));
+  CHECK(caps.target.at("vector_registers") == (w == 16 ? 32 : 16));
+}

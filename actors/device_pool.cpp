@@ -275,7 +275,8 @@ void init(device_pool_pointer self, std::vector<pool_member>& members) {
   if (n == 0)
     n = std::max(1u, std::thread::hardware_concurrency() - 1);
   for (uint32_t i = 0; i < n; ++i)
-    st.workers.push_back(self->spawn<caf::detached>(compile_worker, devs, st.opts.compile_cores));
+    st.workers.push_back(
+      self->spawn<caf::detached>(compile_worker, devs, st.opts.compile_cores));
   st.worker_busy.assign(n, false);
   // Every device proves itself healthy before its first slice.
   for (size_t i = 0; i < st.slots.size(); ++i)

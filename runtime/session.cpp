@@ -2,6 +2,7 @@
 
 #include <csignal>
 #include <fstream>
+#include <optional>
 #include <thread>
 
 #include <pthread.h>
@@ -218,7 +219,8 @@ void print_header(std::ostream& out, const run_dir& dir,
   out << "run directory: " << dir.path().string() << "\n" << std::flush;
 }
 
-exit_code finish(const run_dir& dir, const run_summary& s, std::ostream& out) {
+exit_code finish(const run_dir& dir, const run_summary& s,
+  const std::string& devices_text, std::ostream& out) {
   std::string best_path;
   if (!s.best_source.empty()) {
     std::ofstream file{dir.best_kernel(), std::ios::trunc};
@@ -226,7 +228,7 @@ exit_code finish(const run_dir& dir, const run_summary& s, std::ostream& out) {
     if (file.flush())
       best_path = dir.best_kernel().string();
   }
-  out << final_report(s, best_path);
+  out << final_report(s, best_path) << devices_text;
   if (s.reason.rfind("interrupted", 0) == 0) {
     out << "continue with: eat resume " << dir.path().string() << "\n";
     return exit_code::interrupted;
@@ -300,17 +302,24 @@ exit_code run_session(
   {
     signal_watcher watcher{sup};
     caf::scoped_actor self{sys};
+    std::optional<run_summary> summary;
     self->request(sup, caf::infinite, run_atom_v)
       .receive(
         [&](run_summary& s) {
-          result = finish(dir, s, out);
+          summary = std::move(s);
         },
         [&](caf::error& err) {
           out << "eat: the run failed: " << render(err) << "\n";
         });
+    std::string devices_text;
     self->request(pool, std::chrono::seconds{10}, status_atom_v)
-      .receive([&](pool_status& s) { out << device_report(s); },
+      .receive(
+        [&](pool_status& s) {
+          devices_text = device_report(s);
+        },
         [&](caf::error&) {});
+    if (summary)
+      result = finish(dir, *summary, devices_text, out);
   }
   for (auto& d : links.devices)
     caf::anon_send_exit(d, caf::exit_reason::user_shutdown);

@@ -319,7 +319,7 @@ int64_t process_cpu_ns() {
 
 int64_t other_cpu_ns() {
   // The process first: reading it brings the calling thread's runtime up to
-  // date, which RUSAGE_THREAD alone would report as of the last tick.
+  // date, which RUSAGE_THREAD may otherwise report as of the last tick.
   auto process = rusage_ns(RUSAGE_SELF);
   auto self = rusage_ns(RUSAGE_THREAD);
   return process - self + rusage_ns(RUSAGE_CHILDREN);

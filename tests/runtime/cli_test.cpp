@@ -163,6 +163,11 @@ TEST_CASE("a run's builtin agents propose only template instances valid on "
     out, Catch::Contains("candidates tried: " + n + " (" + n + " passed)"));
   CHECK_THAT(out, Catch::Contains("no untried configuration that meets the "
                                   "templates' constraints"));
+  // The run ends with its device: evaluations (a re-verification adds
+  // one) and the share of its time in timed work.
+  CHECK_THAT(out, Catch::Matches(
+    "[\\s\\S]*\ndevice cpu0: [0-9]+ evaluations, timed work [0-9.]+ s of "
+    "[0-9.]+ s \\([0-9.]+ %\\)\n$"));
 }
 
 TEST_CASE("a directory that is not a run exits with code 4") {

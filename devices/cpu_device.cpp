@@ -46,7 +46,8 @@ std::string short_number(double x) {
 }
 
 /// How a CPU evaluation is measured (BENCHMARK-PROTOCOL.md section 5).
-std::string measurement_method(const timing_options& t, bool isolated) {
+std::string measurement_method(
+  const timing_options& t, bool network_isolated, bool pid_isolated) {
   return "cpu: steady_clock around each call; baseline and candidate "
          "interleaved in random order; input sets rotated (> max(2x LLC, "
          "32 MiB), up to 128 MiB, inputs flushed from the caches where the "
@@ -57,7 +58,9 @@ std::string measurement_method(const timing_options& t, bool isolated) {
          + short_number(t.max_rel_se) + ", or after "
          + short_number(t.max_time_s) + " s; speedup of medians with a "
          + "paired bootstrap 95% CI; network "
-         + (isolated ? "isolated" : "not isolated");
+         + (network_isolated ? "isolated" : "not isolated")
+         + (pid_isolated ? "; kernel processes in their own PID namespace"
+                         : "; kernel processes in the host's PID namespace");
 }
 
 /// "peak ~X GFLOP/s, ~Y GB/s", the figures the speed-of-light gate uses.
@@ -224,9 +227,9 @@ eval_result cpu_device::run(const task_spec& task, const candidate& c,
     return fail(eval_status::runtime_error,
       "cannot run the candidate: " + render(run.error()));
   result.run_s = run->seconds;
-  result.method = measurement_method(opts_.timing, run->reply
-                                                     ? run->reply->network_isolated
-                                                     : false)
+  result.method = measurement_method(opts_.timing,
+                    run->reply && run->reply->network_isolated,
+                    run->reply && run->reply->pid_isolated)
                   + "; speed-of-light gate: " + peak_text(peak_);
   if (!run->reply)
     return fail(run->status, std::move(run->detail));

@@ -101,6 +101,9 @@ struct runner_reply {
   std::vector<workload_report> workloads;
   /// Whether unshare(CLONE_NEWNET) succeeded (no network for the kernel).
   bool network_isolated = false;
+  /// Whether the kernel ran in a PID namespace of its own (every process
+  /// it started was killed with the namespace).
+  bool pid_isolated = false;
   /// The CPU the runner ran on.
   int32_t core = -1;
 };
@@ -113,7 +116,7 @@ EAT_DESCRIBE(runner_request, nonce, kind, dtype, atol, rtol, matched_ratio,
 EAT_DESCRIBE(workload_report, workload, status, detail, max_abs_error,
   max_rel_error, baseline_ns, candidate_ns, candidate_cpu_ns, candidate_wall_ns, input_sets,
   set_bytes)
-EAT_DESCRIBE(
-  runner_reply, nonce, status, detail, workloads, network_isolated, core)
+EAT_DESCRIBE(runner_reply, nonce, status, detail, workloads, network_isolated,
+  pid_isolated, core)
 
 } // namespace eat::devices

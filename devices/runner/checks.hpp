@@ -171,8 +171,14 @@ inline constexpr const char* child_processes_text
     "work on the calling thread)";
 
 /// True if this process has a child process, running or not yet reaped (a
-/// kernel that forked; the runner itself starts none).
+/// kernel that forked; the runner itself starts none), or, in the runner's
+/// own PID namespace, if any process there but init and this one lives
+/// (a kernel's grandchild that left with setsid and a double fork).
 bool has_child_processes();
+
+/// True if this process is the worker of the runner's own PID namespace
+/// (devices/runner/pid_namespace.hpp).
+bool in_own_pid_namespace();
 
 /// Returns the CPU time of the whole process (all its threads, live or
 /// gone). Not CLOCK_PROCESS_CPUTIME_ID: once RLIMIT_CPU arms the process CPU

@@ -25,6 +25,7 @@ int main() {
     runner_exit(program, 3, "cannot set up the sandbox: " + sandbox.error);
   auto reply = run_request(*req);
   reply.network_isolated = sandbox.network_isolated;
+  reply.pid_isolated = sandbox.pid_isolated;
   reply.core = sandbox.core;
   write_reply_bytes(program, eat::wire::encode(reply));
   // _exit: no static destructors or atexit handlers of kernel code may run

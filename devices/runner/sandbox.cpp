@@ -1,5 +1,7 @@
 #include "devices/runner/sandbox.hpp"
 
+#include "devices/runner/pid_namespace.hpp"
+
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
@@ -95,6 +97,11 @@ sandbox_report apply_sandbox(
     ::setenv("CUDA_CACHE_DISABLE", "1", 1);
   // Without privileges (EPERM) the network stays reachable; the reply says.
   report.network_isolated = ::unshare(CLONE_NEWNET) == 0;
+  // Likewise; from here on this is the namespace's worker process.
+  auto pids = enter_pid_namespace();
+  if (report.error = pids.error; !report.error.empty())
+    return report;
+  report.pid_isolated = pids.isolated;
   if (report.error = pin(core); !report.error.empty())
     return report;
   report.core = core;

@@ -2,7 +2,8 @@
 // do to themselves after reading the request and before loading any kernel
 // code or touching a GPU (docs/harness.md, "Sandbox"). Its own process
 // group, resource limits, no new privileges, death with its parent, a
-// private network namespace where permitted, and one pinned core. The GPU
+// private network namespace and a PID namespace of its own where
+// permitted, and one pinned core. The GPU
 // runners go without RLIMIT_AS, which the GPU runtimes cannot live with
 // (they reserve hundreds of GiB of virtual address space for unified
 // addressing; device memory is bounded by the GPU and owned by the
@@ -26,6 +27,9 @@ struct sandbox_report {
   std::string error;
   /// Whether unshare(CLONE_NEWNET) worked (it needs privileges).
   bool network_isolated = false;
+  /// Whether the rest of the runner runs in a PID namespace of its own
+  /// (devices/runner/pid_namespace.hpp; it needs privileges too).
+  bool pid_isolated = false;
   /// The core the process is pinned to.
   int32_t core = -1;
 };
@@ -34,7 +38,9 @@ struct sandbox_report {
 /// no address-space limit and no CUDA JIT cache.
 enum class sandboxed { cpu_runner, gpu_runner };
 
-/// Applies `limits` and pins the calling process to `core`.
+/// Applies `limits` and pins the calling process to `core`. Where a PID
+/// namespace can be made, it returns in a new process, the namespace's
+/// worker (devices/runner/pid_namespace.hpp).
 sandbox_report apply_sandbox(const runner_limits& limits, int32_t core,
   sandboxed who = sandboxed::cpu_runner);
 

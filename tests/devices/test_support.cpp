@@ -133,4 +133,15 @@ extern "C" void eat_gemm(const float* a, const float* b, float* c, int64_t m,
          + "\n}\n";
 }
 
+bool process_gone(int pid) {
+  std::ifstream stat{"/proc/" + std::to_string(pid) + "/stat"};
+  std::string text;
+  if (!std::getline(stat, text))
+    return true;
+  // "pid (comm) S ...": the state follows the last parenthesis.
+  auto at = text.rfind(')');
+  return at != std::string::npos && at + 2 < text.size()
+         && text[at + 2] == 'Z';
+}
+
 } // namespace eat::devices::test

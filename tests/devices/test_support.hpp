@@ -63,4 +63,7 @@ std::unique_ptr<device> make_device(const cpu_options& opts);
 std::string naive_kernel(const std::string& prologue,
   const std::string& epilogue = "", const std::string& includes = "");
 
+/// True if no process `pid` lives (/proc has none, or a zombie).
+bool process_gone(int pid);
+
 } // namespace eat::devices::test

@@ -1,5 +1,6 @@
 #include "devices/runner/sandbox.hpp"
 
+#include "devices/cpu_device.hpp"
 #include "devices/runner/pid_namespace.hpp"
 
 #include <cerrno>
@@ -46,15 +47,13 @@ std::string apply_limits(const runner_limits& limits, sandboxed who) {
   return set_limit(RLIMIT_AS, "RLIMIT_AS", as, as);
 }
 
+/// Pins the process (its only thread, whose mask the kernel's threads and
+/// processes inherit) to `core`.
 std::string pin(int32_t core) {
-  cpu_set_t set;
-  CPU_ZERO(&set);
   if (core < 0 || core >= CPU_SETSIZE)
     return "core " + std::to_string(core) + " is out of range";
-  CPU_SET(core, &set);
-  if (::sched_setaffinity(0, sizeof(set), &set) != 0)
-    return "cannot pin to core " + std::to_string(core) + ": "
-           + std::strerror(errno);
+  if (auto why = pin_thread({core}); !why.empty())
+    return "cannot pin to core " + std::to_string(core) + ": " + why;
   return {};
 }
 

@@ -7,7 +7,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <stdexcept>
 
 #include <dlfcn.h>
 
@@ -18,70 +17,22 @@
 #include "devices/compiler.hpp"
 #include "runtime/task_file.hpp"
 #include "tests/devices/cuda_on_cpu.hpp"
+#include "tests/devices/on_cpu_checks.hpp"
 #include "tests/devices/small_tasks.hpp"
 #include "tests/devices/test_support.hpp"
 
 using namespace eat;
 using namespace eat::devices;
+using test::check_file_passes;
+using test::check_instances;
+using test::evaluate_on_cpu;
+using test::family_of;
 
 namespace fs = std::filesystem;
 
 namespace {
 
 const fs::path kernels = fs::path{EAT_SOURCE_DIR} / "kernels";
-
-/// Evaluates CUDA source `cu` (HIP source with `hip`) as a CPU candidate.
-eval_result evaluate_on_cpu(
-  const task_spec& task, const std::string& cu, bool hip = false) {
-  auto work = test::make_temp_dir();
-  auto opts = test::fast_options(work);
-  auto dev = test::make_device(opts);
-  auto c = test::make_candidate(
-    "cuda_on_cpu", hip ? test::hip_on_cpu(cu) : test::cuda_on_cpu(cu));
-  c.task = task.name;
-  return dev->evaluate(task, c, 11);
-}
-
-/// The GPU source file `path` (from the source tree; HIP with `hip`)
-/// passes against the reference of `task` when run on the CPU.
-void check_file_passes(
-  const task_spec& task, const std::string& path, bool hip) {
-  auto r = evaluate_on_cpu(task, test::read_source(path), hip);
-  INFO(path << ": " << r.detail << r.build_log);
-  CHECK(r.status == eval_status::passed);
-}
-
-/// "k=v k=v" for a template instance.
-std::string instance_label(const param_map& params) {
-  std::string label;
-  for (const auto& [k, v] : params)
-    label += (label.empty() ? "" : " ") + k + "=" + v;
-  return label;
-}
-
-/// The template family `name` of `gpu`; fails the test if it has none.
-const template_family& family_of(const task_spec& gpu, const std::string& name) {
-  for (const auto& f : gpu.families)
-    if (f.name == name)
-      return f;
-  FAIL(gpu.name << " has no template family " << name);
-  throw std::logic_error("unreachable");
-}
-
-/// Each of `instances` of `family` (a CUDA family, HIP with `hip`) passes
-/// against the reference of `task` when run on the CPU.
-void check_instances(const task_spec& task, const template_family& family,
-  const std::vector<param_map>& instances, bool hip) {
-  for (const auto& params : instances) {
-    auto source = render_template(family, params);
-    REQUIRE(source);
-    auto r = evaluate_on_cpu(task, *source, hip);
-    INFO((hip ? "HIP " : "CUDA ") << family.name << " "
-                                  << instance_label(params) << ": "
-                                  << r.detail << r.build_log);
-    CHECK(r.status == eval_status::passed);
-  }
-}
 
 /// The CUDA and the HIP task of MLA (`mla`) or GQA have template family
 /// `family`; each of `instances` of it passes against the reference on 2

@@ -2,8 +2,9 @@
 // run by scripts/gpu-check.sh): gemm_n4096_k4096's naive baseline passes on
 // every workload of the task, a wrong kernel is incorrect, a write past C
 // is caught, a tiled, a tensor-core and a warp-dot instance pass, and the
-// cuBLAS expert passes and is reported with its speedup; the CUDA MLA and
-// GQA decode baselines agree with their references.
+// cuBLAS expert passes and is reported with its speedup; the baselines and
+// template instances of the CUDA MLA and GQA decode and softmax
+// tasks agree with their references.
 // On a machine without a CUDA GPU every case is skipped (exit code 77,
 // which CTest reports as skipped, never as passed).
 
@@ -13,6 +14,8 @@
 #include <cstdio>
 #include <algorithm>
 #include <filesystem>
+#include <utility>
+#include <vector>
 
 #include "actors/agent/render.hpp"
 #include "actors/protocol/error.hpp"
@@ -187,19 +190,38 @@ TEST_CASE("on a CUDA GPU the cuBLAS expert passes and is reported") {
     result.geomean_speedup, result.method.c_str());
 }
 
-TEST_CASE("on a CUDA GPU the MLA and GQA decode baselines and template "
-          "instances agree with their references") {
+namespace {
+
+/// Keeps the workloads of `task` at `picks` (indices into its workloads).
+void keep_workloads(task_spec& task, const std::vector<size_t>& picks) {
+  std::vector<workload> kept;
+  for (size_t i : picks) {
+    REQUIRE(i < task.workloads.size());
+    kept.push_back(task.workloads[i]);
+  }
+  task.workloads = std::move(kept);
+}
+
+} // namespace
+
+TEST_CASE("on a CUDA GPU the decode and softmax baselines and "
+          "template instances agree with their references") {
   scratch_dir dir = make_temp_dir();
   auto made = make_cuda_device("cuda0", 0, quick_gpu_options("cuda", dir));
   REQUIRE(made);
-  for (const char* name : {"mla_paged_decode_h16_ckv512_kpe64_ps1_cuda",
-         "gqa_paged_decode_h32_kv4_d128_ps1_cuda"}) {
+  // Decode: batch 1, the shortest requests. softmax: its first three
+  // shapes.
+  const std::vector<std::pair<const char*, std::vector<size_t>>> tasks = {
+    {"mla_paged_decode_h16_ckv512_kpe64_ps1_cuda", {0, 1, 2}},
+    {"gqa_paged_decode_h32_kv4_d128_ps1_cuda", {0, 1, 2}},
+    {"softmax_cuda", {0, 1, 2}}};
+  for (const auto& [name, picks] : tasks) {
     INFO(name);
     auto loaded
       = load_task(std::filesystem::path{EAT_SOURCE_DIR} / "kernels", name);
     REQUIRE(loaded);
     auto task = std::move(*loaded);
-    task.workloads.resize(3); // batch 1, the shortest requests
+    keep_workloads(task, picks);
     auto result = (*made)->evaluate(
       task, make_candidate("b", task.baseline_source), 5);
     INFO(result.detail << result.build_log);

@@ -1,10 +1,10 @@
-// Specification of the gemm_n4096_k4096 tasks where no GPU is needed: they
-// load and the GPU devices accept them; the reference computes A·Bᵀ from
-// fp16 inputs; the CUDA baseline, the cuBLAS expert (linked with -lcublas
-// through expert_libs) and instances of both template families (tiled,
-// tensor_core) compile with nvcc for sm_90, as does the CUDA MLA decode
-// baseline,
-// the HIP baseline and template with hipcc for gfx90a; and a GPU runner
+// Specification of the GPU definition tasks where no GPU is needed:
+// gemm_n4096_k4096 loads and the GPU devices accept it; its reference
+// computes A·Bᵀ from fp16 inputs; its CUDA baseline, the cuBLAS expert
+// (linked with -lcublas through expert_libs) and instances of its template
+// families compile with nvcc for sm_90, the HIP baseline and templates with
+// hipcc for gfx90a; the MLA and GQA decode and softmax tasks load
+// and their baselines and templates compile for both; and a GPU runner
 // answers a definition request with a clear status.
 
 #include <catch2/catch.hpp>
@@ -237,14 +237,50 @@ TEST_CASE("gemm_n4096_k4096's baseline, cuBLAS expert and template "
 #if EAT_TEST_HAVE_CUDA || EAT_TEST_HAVE_HIP
 namespace {
 
-/// The CUDA or HIP MLA and GQA decode tasks load as their CPU tasks do and
-/// their baselines compile for `arch`.
-void check_decode_tasks(
-  const std::string& backend, const std::string& compiler, const char* arch) {
-  auto dir = make_temp_dir();
+/// The baseline of `task` compiles for `arch` and exports eat_kernel; each
+/// family's instance of all first values (the default) compiles, and those
+/// of all middle and all last values compile or stop as an invalid
+/// combination.
+void check_task_compiles(
+  const task_spec& task, const gpu_toolchain& tools, const char* arch) {
+  auto out
+    = tools.prepare(task, make_candidate("b", task.baseline_source), arch);
+  INFO(out.detail << out.build_log);
+  CHECK(out.status == eval_status::passed);
+  CHECK(exports(out.candidate_object, "eat_kernel"));
+  for (const auto& f : task.families)
+    for (int pick = 0; pick < 3; ++pick) {
+      param_map params;
+      for (const auto& p : f.params)
+        params[p.name] = p.values[pick == 0   ? 0
+                                  : pick == 1 ? p.values.size() / 2
+                                              : p.values.size() - 1];
+      auto inst = tools.prepare(
+        task, make_candidate("t", instance(task, params, f.name)), arch);
+      INFO(f.name << " pick " << pick << ": " << inst.detail
+                  << inst.build_log);
+      if (pick > 0 && inst.status == eval_status::compile_error)
+        CHECK_THAT(inst.build_log, Catch::Contains("invalid combination:"));
+      else
+        CHECK(inst.status == eval_status::passed);
+    }
+}
+
+/// A toolchain of `backend` with `compiler`, its cache in `dir`.
+gpu_toolchain make_tools(const std::string& backend,
+  const std::string& compiler, const scratch_dir& dir) {
   auto tools = gpu_toolchain::make(
     backend, compiler, "g++", {"-O3"}, dir.path().string(), 300);
   REQUIRE(tools);
+  return std::move(*tools);
+}
+
+/// The CUDA or HIP MLA and GQA decode tasks load as their CPU tasks do and
+/// their baselines and templates compile for `arch`.
+void check_decode_tasks(
+  const std::string& backend, const std::string& compiler, const char* arch) {
+  auto dir = make_temp_dir();
+  auto tools = make_tools(backend, compiler, dir);
   for (std::string name : {"mla_paged_decode_h16_ckv512_kpe64_ps1",
          "gqa_paged_decode_h32_kv4_d128_ps1"}) {
     INFO(name);
@@ -259,30 +295,27 @@ void check_decode_tasks(
       CHECK(task.workloads[i].name == cpu.workloads[i].name);
       CHECK(task.workloads[i].abi_axes == cpu.workloads[i].abi_axes);
     }
-    auto out = tools->prepare(
-      task, make_candidate("b", task.baseline_source), arch);
-    INFO(out.detail << out.build_log);
-    CHECK(out.status == eval_status::passed);
-    CHECK(exports(out.candidate_object, "eat_kernel"));
-    // Each family's instance of all first values (the default) compiles;
-    // those of all middle and all last values compile or stop as an
-    // invalid combination.
-    for (const auto& f : task.families)
-      for (int pick = 0; pick < 3; ++pick) {
-        param_map params;
-        for (const auto& p : f.params)
-          params[p.name] = p.values[pick == 0   ? 0
-                                    : pick == 1 ? p.values.size() / 2
-                                                : p.values.size() - 1];
-        auto inst = tools->prepare(
-          task, make_candidate("t", instance(task, params, f.name)), arch);
-        INFO(f.name << " pick " << pick << ": " << inst.detail
-                    << inst.build_log);
-        if (pick > 0 && inst.status == eval_status::compile_error)
-          CHECK_THAT(inst.build_log, Catch::Contains("invalid combination:"));
-        else
-          CHECK(inst.status == eval_status::passed);
-      }
+    check_task_compiles(task, tools, arch);
+  }
+}
+
+/// The CUDA or HIP memory-bound tasks (softmax) load, the GPU devices accept
+/// them, the HIP ones share the CUDA ones' definition and reference, and
+/// their baselines and templates compile for `arch`.
+void check_memory_bound_tasks(
+  const std::string& backend, const std::string& compiler, const char* arch) {
+  auto dir = make_temp_dir();
+  auto tools = make_tools(backend, compiler, dir);
+  for (std::string name : {"softmax"}) {
+    INFO(name);
+    auto task = load(name + "_" + backend);
+    auto cuda = load(name + "_cuda");
+    CHECK(task.backend == backend);
+    CHECK(check_gpu_task(task).empty());
+    CHECK(task.definition == cuda.definition);
+    CHECK(task.reference_source == cuda.reference_source);
+    CHECK(task.families.size() >= 2);
+    check_task_compiles(task, tools, arch);
   }
 }
 
@@ -294,12 +327,22 @@ TEST_CASE("the CUDA MLA and GQA decode tasks load as their CPU tasks do and "
           "their baselines and templates compile with nvcc for sm_90") {
   check_decode_tasks("cuda", EAT_TEST_NVCC, "sm_90");
 }
+
+TEST_CASE("the CUDA softmax task loads and its baseline and "
+          "templates compile with nvcc for sm_90") {
+  check_memory_bound_tasks("cuda", EAT_TEST_NVCC, "sm_90");
+}
 #endif
 
 #if EAT_TEST_HAVE_HIP
 TEST_CASE("the HIP MLA and GQA decode tasks load as their CPU tasks do and "
-          "their baselines compile with hipcc for gfx90a") {
+          "their baselines and templates compile with hipcc for gfx90a") {
   check_decode_tasks("hip", EAT_TEST_HIPCC, "gfx90a");
+}
+
+TEST_CASE("the HIP softmax task loads and its baseline and "
+          "templates compile with hipcc for gfx90a") {
+  check_memory_bound_tasks("hip", EAT_TEST_HIPCC, "gfx90a");
 }
 
 TEST_CASE("gemm_n4096_k4096_hip's baseline, tiled and warp_dot instances "

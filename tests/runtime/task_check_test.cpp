@@ -97,7 +97,7 @@ const std::vector<std::string> shipped = {"gemm_n4096_k4096",
   "mla_paged_decode_h16_ckv512_kpe64_ps1",
   "mla_paged_decode_h16_ckv512_kpe64_ps1_cuda",
   "mla_paged_decode_h16_ckv512_kpe64_ps1_hip", "rmsnorm_h4096", "sgemm",
-  "sgemm_cuda", "sgemm_hip", "softmax"};
+  "sgemm_cuda", "sgemm_hip", "softmax", "softmax_cuda", "softmax_hip"};
 
 void check_shipped(const std::string& name) {
   eat::test::temp_dir work;
@@ -139,6 +139,8 @@ EAT_SHIPPED_TASK_PASSES("sgemm")
 EAT_SHIPPED_TASK_PASSES("sgemm_cuda")
 EAT_SHIPPED_TASK_PASSES("sgemm_hip")
 EAT_SHIPPED_TASK_PASSES("softmax")
+EAT_SHIPPED_TASK_PASSES("softmax_cuda")
+EAT_SHIPPED_TASK_PASSES("softmax_hip")
 
 TEST_CASE("tasks check names a broken template instance and accepts a "
           "rejected combination") {

@@ -1,0 +1,34 @@
+// Checks that a GPU task's CUDA or HIP source agrees with a task's
+// reference when run on the CPU (tests/devices/cuda_on_cpu.hpp): a source
+// evaluated as a CPU candidate, a shipped file, a template family's
+// instances. Shared by the tests of the GPU tasks' kernels on the CPU.
+
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "actors/protocol/task.hpp"
+#include "devices/device.hpp"
+
+namespace eat::devices::test {
+
+/// Evaluates CUDA source `cu` (HIP source with `hip`) as a CPU candidate
+/// of `task` on a fresh CPU device.
+eval_result evaluate_on_cpu(
+  const task_spec& task, const std::string& cu, bool hip = false);
+
+/// The GPU source file `path` (from the source tree; HIP with `hip`)
+/// passes against the reference of `task` when run on the CPU.
+void check_file_passes(
+  const task_spec& task, const std::string& path, bool hip);
+
+/// The template family `name` of `gpu`; fails the test if it has none.
+const template_family& family_of(const task_spec& gpu, const std::string& name);
+
+/// Each of `instances` of `family` (a CUDA family, HIP with `hip`) passes
+/// against the reference of `task` when run on the CPU.
+void check_instances(const task_spec& task, const template_family& family,
+  const std::vector<param_map>& instances, bool hip);
+
+} // namespace eat::devices::test

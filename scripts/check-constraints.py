@@ -13,8 +13,9 @@ checked on the AVX-512, AVX2 and SSE targets, with the target facts the CPU
 device reads from the compiler (docs/tasks.md). The one preprocessor rule
 between two text parameters (rmsnorm `aligned`: stream stores need
 align=peel) is written out below. Prints the mismatches and a summary; exits
-1 on any mismatch. A development aid (Python 3.11's tomllib), not part of CI:
-`eat tasks check` compiles a sample of instances there.
+1 on any mismatch. Needs Python 3.11 (tomllib). CI runs it as the CTest test
+kernels/template_constraints (tests/CMakeLists.txt), beside `eat tasks
+check`, which compiles a sample of instances.
 """
 
 import itertools
@@ -105,6 +106,9 @@ def main():
                 print(f"{task_file.parent.name} {family['name']} ({target}): "
                       f"{excluded} of {size} excluded")
     print(f"{checked} instance-target pairs checked, {mismatches} mismatches")
+    if checked == 0:
+        print(f"no template instances under {kernels}", file=sys.stderr)
+        return 1
     return 1 if mismatches else 0
 
 

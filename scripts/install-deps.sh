@@ -21,6 +21,7 @@ packages=(
   libdnnl-dev                    # expert CPU baseline (softmax: oneDNN)
   libbenchmark-dev               # bench/harness_bench: agreement with Google Benchmark
   catch2                         # tests
+  python3                        # tests: scripts/check-constraints.py
 )
 if [[ "${EAT_WITH_HIP:-0}" == "1" ]]; then
   packages+=(hipcc libamdhip64-dev)

@@ -6,7 +6,7 @@
 #      (its naive baseline on all 6 workloads, a wrong kernel, a write past
 #      C, a tiled and a tensor-core instance, and the cuBLAS expert; about a
 #      minute, most of it the CPU reference), and the baselines and two
-#      instances per family of the MLA, GQA and softmax tasks,
+#      instances per family of the MLA, GQA, rmsnorm and softmax tasks,
 #   3. `eat devices --check`, and `eat tasks check sgemm_cuda` (its
 #      baseline run on the GPU, two instances compiled for it),
 #   4. a short evolution: `eat run configs/gpu-check.toml` (sgemm_cuda),
@@ -121,7 +121,7 @@ step "figures to record in docs/performance.md"
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,clocks_throttle_reasons.active --format=csv || true
 grep -E "tiled .*geomean speedup" "$ctest_log" || true
 grep -E "gemm_n4096_k4096 (cuBLAS expert|tiled|tensor_core)" "$ctest_log" || true
-grep -E "_cuda (kv_shared|warp_split|group_shared|warp_row|block_online) " "$ctest_log" || true
+grep -E "_cuda (kv_shared|warp_split|group_shared|block_row|warp_row|block_online) " "$ctest_log" || true
 grep -iE "speedup|median|cv|best|SM [0-9]+ MHz" "${build_dir}/gpu-check-status.log" || true
 elapsed=$(( $(date +%s) - start ))
 [ "$elapsed" -le 480 ] || fail "took ${elapsed} s, more than 8 minutes"

@@ -64,15 +64,7 @@ task_spec gemm_on_cpu(
       R"({"definition": "gemm_n4096_k4096", "workload": {"axes": {"M": )"
       + std::to_string(m) + R"(}, "inputs": {"A": {"type": "random"}, )"
       + R"("B": {"type": "random"}}}})");
-  auto task = test::small_task(name, lines, dir);
-  auto baseline = test::read_source(
-    "kernels/" + name + (hip ? "/baseline.hip" : "/baseline.cu"));
-  task.backend = "cpu";
-  task.baseline_source
-    = hip ? test::hip_on_cpu(baseline) : test::cuda_on_cpu(baseline);
-  task.expert_source.clear();
-  task.expert_libs.clear();
-  return task;
+  return test::gpu_task_on_cpu(name, lines, dir, hip);
 }
 
 /// Each of `instances` of the CUDA and HIP GEMM tasks' family `family`

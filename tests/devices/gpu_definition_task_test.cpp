@@ -3,7 +3,7 @@
 // computes A·Bᵀ from fp16 inputs; its CUDA baseline, the cuBLAS expert
 // (linked with -lcublas through expert_libs) and instances of its template
 // families compile with nvcc for sm_90, the HIP baseline and templates with
-// hipcc for gfx90a; the MLA and GQA decode and softmax tasks load
+// hipcc for gfx90a; the MLA and GQA decode, rmsnorm and softmax tasks load
 // and their baselines and templates compile for both; and a GPU runner
 // answers a definition request with a clear status.
 
@@ -299,14 +299,14 @@ void check_decode_tasks(
   }
 }
 
-/// The CUDA or HIP memory-bound tasks (softmax) load, the GPU devices accept
+/// The CUDA or HIP memory-bound tasks (rmsnorm, softmax) load, the GPU devices accept
 /// them, the HIP ones share the CUDA ones' definition and reference, and
 /// their baselines and templates compile for `arch`.
 void check_memory_bound_tasks(
   const std::string& backend, const std::string& compiler, const char* arch) {
   auto dir = make_temp_dir();
   auto tools = make_tools(backend, compiler, dir);
-  for (std::string name : {"softmax"}) {
+  for (std::string name : {"rmsnorm_h4096", "softmax"}) {
     INFO(name);
     auto task = load(name + "_" + backend);
     auto cuda = load(name + "_cuda");
@@ -328,7 +328,7 @@ TEST_CASE("the CUDA MLA and GQA decode tasks load as their CPU tasks do and "
   check_decode_tasks("cuda", EAT_TEST_NVCC, "sm_90");
 }
 
-TEST_CASE("the CUDA softmax task loads and its baseline and "
+TEST_CASE("the CUDA rmsnorm and softmax tasks load and their baselines and "
           "templates compile with nvcc for sm_90") {
   check_memory_bound_tasks("cuda", EAT_TEST_NVCC, "sm_90");
 }
@@ -340,7 +340,7 @@ TEST_CASE("the HIP MLA and GQA decode tasks load as their CPU tasks do and "
   check_decode_tasks("hip", EAT_TEST_HIPCC, "gfx90a");
 }
 
-TEST_CASE("the HIP softmax task loads and its baseline and "
+TEST_CASE("the HIP rmsnorm and softmax tasks load and their baselines and "
           "templates compile with hipcc for gfx90a") {
   check_memory_bound_tasks("hip", EAT_TEST_HIPCC, "gfx90a");
 }

@@ -6,6 +6,7 @@
 
 #include "actors/agent/render.hpp"
 #include "tests/devices/cuda_on_cpu.hpp"
+#include "tests/devices/small_tasks.hpp"
 #include "tests/devices/test_support.hpp"
 
 namespace eat::devices::test {
@@ -27,8 +28,8 @@ eval_result evaluate_on_cpu(
   auto work = make_temp_dir();
   auto opts = fast_options(work);
   auto dev = make_device(opts);
-  auto c = make_candidate(
-    "cuda_on_cpu", hip ? hip_on_cpu(cu) : cuda_on_cpu(cu));
+  auto c
+    = make_candidate("cuda_on_cpu", hip ? hip_on_cpu(cu) : cuda_on_cpu(cu));
   c.task = task.name;
   return dev->evaluate(task, c, 11);
 }
@@ -40,7 +41,8 @@ void check_file_passes(
   CHECK(r.status == eval_status::passed);
 }
 
-const template_family& family_of(const task_spec& gpu, const std::string& name) {
+const template_family& family_of(
+  const task_spec& gpu, const std::string& name) {
   for (const auto& f : gpu.families)
     if (f.name == name)
       return f;
@@ -54,11 +56,34 @@ void check_instances(const task_spec& task, const template_family& family,
     auto source = render_template(family, params);
     REQUIRE(source);
     auto r = evaluate_on_cpu(task, *source, hip);
-    INFO((hip ? "HIP " : "CUDA ") << family.name << " "
-                                  << instance_label(params) << ": "
-                                  << r.detail << r.build_log);
+    INFO((hip ? "HIP " : "CUDA ")
+         << family.name << " " << instance_label(params) << ": " << r.detail
+         << r.build_log);
     CHECK(r.status == eval_status::passed);
   }
+}
+
+task_spec gpu_task_on_cpu(const std::string& name,
+  const std::vector<std::string>& lines, const std::filesystem::path& dir,
+  bool hip) {
+  auto task = small_task(name, lines, dir);
+  task.backend = "cpu";
+  task.baseline_source = hip ? hip_on_cpu(task.baseline_source)
+                             : cuda_on_cpu(task.baseline_source);
+  task.expert_source.clear();
+  task.expert_libs.clear();
+  return task;
+}
+
+std::string edited(
+  std::string source, const std::string& from, const std::string& to) {
+  size_t count = 0;
+  for (auto at = source.find(from); at != std::string::npos;
+       at = source.find(from, at + to.size()), ++count)
+    source.replace(at, from.size(), to);
+  INFO(from);
+  REQUIRE(count > 0);
+  return source;
 }
 
 } // namespace eat::devices::test

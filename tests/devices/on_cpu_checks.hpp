@@ -5,6 +5,7 @@
 
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -30,5 +31,18 @@ const template_family& family_of(const task_spec& gpu, const std::string& name);
 /// against the reference of `task` when run on the CPU.
 void check_instances(const task_spec& task, const template_family& family,
   const std::vector<param_map>& instances, bool hip);
+
+/// The GPU task kernels/<name> (a HIP one with `hip`) as a CPU task on the
+/// workload lines `lines` (written to `dir`): its reference, tolerances
+/// and generators, its GPU baseline run on the CPU as the baseline, and no
+/// expert (a vendor library needs the GPU).
+task_spec gpu_task_on_cpu(const std::string& name,
+  const std::vector<std::string>& lines, const std::filesystem::path& dir,
+  bool hip);
+
+/// `source` with every `from` replaced by `to`; fails the test if there is
+/// none.
+std::string edited(
+  std::string source, const std::string& from, const std::string& to);
 
 } // namespace eat::devices::test

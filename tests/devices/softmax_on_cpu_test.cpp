@@ -43,15 +43,9 @@ std::string softmax_line(int rows, int cols) {
 /// floats, tails of 3, 2 and 1), 5 of 7 (shorter than a warp; blocks of 2, 4
 /// and 8 rows end part-full).
 task_spec softmax_on_cpu(bool hip, const fs::path& dir) {
-  const std::string name = hip ? "softmax_hip" : "softmax_cuda";
-  auto task = test::small_task(name,
-    {softmax_line(3, 1000), softmax_line(3, 4099), softmax_line(5, 7)}, dir);
-  auto baseline = test::read_source(
-    "kernels/" + name + (hip ? "/baseline.hip" : "/baseline.cu"));
-  task.backend = "cpu";
-  task.baseline_source
-    = hip ? test::hip_on_cpu(baseline) : test::cuda_on_cpu(baseline);
-  return task;
+  return test::gpu_task_on_cpu(hip ? "softmax_hip" : "softmax_cuda",
+    {softmax_line(3, 1000), softmax_line(3, 4099), softmax_line(5, 7)}, dir,
+    hip);
 }
 
 /// Each of `instances` of family `family` passes for CUDA and for HIP.
@@ -62,19 +56,6 @@ void check_softmax_family(
     auto task = softmax_on_cpu(hip, dir.path());
     check_instances(task, family_of(task, family), instances, hip);
   }
-}
-
-/// `source` with every `from` replaced by `to`; fails the test if there is
-/// none.
-std::string replaced(
-  std::string source, const std::string& from, const std::string& to) {
-  size_t count = 0;
-  for (auto at = source.find(from); at != std::string::npos;
-       at = source.find(from, at + to.size()), ++count)
-    source.replace(at, from.size(), to);
-  INFO(from);
-  REQUIRE(count > 0);
-  return source;
 }
 
 } // namespace
@@ -103,10 +84,10 @@ TEST_CASE("warp_row instances of the CUDA and HIP softmax tasks agree with "
 }
 
 TEST_CASE("a softmax kernel that does not subtract the row maximum is "
-          "incorrect, its exp overflowing on the inputs in [80, 96)") {
+          "incorrect, its exp overflowing on inputs from 80 to 96") {
   auto dir = test::make_temp_dir();
   auto task = softmax_on_cpu(false, dir.path());
-  auto cu = replaced(test::read_source("kernels/softmax_cuda/baseline.cu"),
+  auto cu = test::edited(test::read_source("kernels/softmax_cuda/baseline.cu"),
     "expf(row[j] - max)", "expf(row[j])");
   auto r = evaluate_on_cpu(task, cu);
   INFO(r.detail << r.build_log);
@@ -123,9 +104,9 @@ TEST_CASE("a HIP softmax warp_row whose shuffles span the whole 64-lane "
   REQUIRE(source);
   // A merge written for the wavefront rather than for the row's team of
   // 32 lanes: offset 32 reaches the other team's row.
-  auto wave
-    = replaced(replaced(*source, "int offset = 16;", "int offset = 32;"),
-      ", offset, 32)", ", offset)");
+  auto wave = test::edited(
+    test::edited(*source, "int offset = 16;", "int offset = 32;"),
+    ", offset, 32)", ", offset)");
   auto r = evaluate_on_cpu(task, wave, true);
   INFO(r.detail << r.build_log);
   CHECK(r.status == eval_status::incorrect);

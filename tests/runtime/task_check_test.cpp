@@ -96,8 +96,9 @@ const std::vector<std::string> shipped = {"gemm_n4096_k4096",
   "gqa_paged_decode_h32_kv4_d128_ps1_hip",
   "mla_paged_decode_h16_ckv512_kpe64_ps1",
   "mla_paged_decode_h16_ckv512_kpe64_ps1_cuda",
-  "mla_paged_decode_h16_ckv512_kpe64_ps1_hip", "rmsnorm_h4096", "sgemm",
-  "sgemm_cuda", "sgemm_hip", "softmax", "softmax_cuda", "softmax_hip"};
+  "mla_paged_decode_h16_ckv512_kpe64_ps1_hip", "rmsnorm_h4096",
+  "rmsnorm_h4096_cuda", "rmsnorm_h4096_hip", "sgemm", "sgemm_cuda",
+  "sgemm_hip", "softmax", "softmax_cuda", "softmax_hip"};
 
 void check_shipped(const std::string& name) {
   eat::test::temp_dir work;
@@ -135,6 +136,8 @@ EAT_SHIPPED_TASK_PASSES("mla_paged_decode_h16_ckv512_kpe64_ps1")
 EAT_SHIPPED_TASK_PASSES("mla_paged_decode_h16_ckv512_kpe64_ps1_cuda")
 EAT_SHIPPED_TASK_PASSES("mla_paged_decode_h16_ckv512_kpe64_ps1_hip")
 EAT_SHIPPED_TASK_PASSES("rmsnorm_h4096")
+EAT_SHIPPED_TASK_PASSES("rmsnorm_h4096_cuda")
+EAT_SHIPPED_TASK_PASSES("rmsnorm_h4096_hip")
 EAT_SHIPPED_TASK_PASSES("sgemm")
 EAT_SHIPPED_TASK_PASSES("sgemm_cuda")
 EAT_SHIPPED_TASK_PASSES("sgemm_hip")

@@ -8,13 +8,11 @@
 #include <filesystem>
 #include <fstream>
 
-#include <dlfcn.h>
 
 #include <catch2/catch.hpp>
 
 #include "actors/agent/render.hpp"
 #include "actors/protocol/error.hpp"
-#include "devices/compiler.hpp"
 #include "runtime/task_file.hpp"
 #include "tests/devices/cuda_on_cpu.hpp"
 #include "tests/devices/on_cpu_checks.hpp"
@@ -82,25 +80,10 @@ void check_gemm_family(
 /// callable as its CPU entry point eat_kernel(inputs, outputs, axes).
 class loaded_kernel {
 public:
-  explicit loaded_kernel(const std::string& cu) {
-    auto comp = compiler::make("g++", dir_.path().string(), 120);
-    REQUIRE(comp);
-    auto built
-      = comp->compile(test::cuda_on_cpu(cu), {"-O1", "-std=c++17"}, "k.cpp");
-    REQUIRE(built);
-    INFO(built->log);
-    REQUIRE(built->ok);
-    handle_ = ::dlopen(built->so_path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    REQUIRE(handle_ != nullptr);
-    entry_ = reinterpret_cast<entry>(::dlsym(handle_, "eat_kernel"));
-    REQUIRE(entry_ != nullptr);
+  explicit loaded_kernel(const std::string& cu)
+      : library_{test::cuda_on_cpu(cu)},
+        entry_{reinterpret_cast<entry>(library_.symbol("eat_kernel"))} {
   }
-  ~loaded_kernel() {
-    if (handle_ != nullptr)
-      ::dlclose(handle_);
-  }
-  loaded_kernel(const loaded_kernel&) = delete;
-  loaded_kernel& operator=(const loaded_kernel&) = delete;
 
   void operator()(
     const void* const* in, void* const* out, const int64_t* axes) const {
@@ -109,9 +92,8 @@ public:
 
 private:
   using entry = void (*)(const void* const*, void* const*, const int64_t*);
-  scratch_dir dir_ = test::make_temp_dir();
-  void* handle_ = nullptr;
-  entry entry_ = nullptr;
+  test::loaded_library library_;
+  entry entry_;
 };
 
 } // namespace

@@ -2,9 +2,12 @@
 
 #include <stdexcept>
 
+#include <dlfcn.h>
+
 #include <catch2/catch.hpp>
 
 #include "actors/agent/render.hpp"
+#include "devices/compiler.hpp"
 #include "tests/devices/cuda_on_cpu.hpp"
 #include "tests/devices/small_tasks.hpp"
 #include "tests/devices/test_support.hpp"
@@ -73,6 +76,30 @@ task_spec gpu_task_on_cpu(const std::string& name,
   task.expert_source.clear();
   task.expert_libs.clear();
   return task;
+}
+
+loaded_library::loaded_library(const std::string& source)
+  : dir_{make_temp_dir()} {
+  auto gxx = compiler::make("g++", dir_.path().string(), 120);
+  REQUIRE(gxx);
+  auto built = gxx->compile(source, {"-O2", "-std=c++17"}, "library.cpp");
+  REQUIRE(built);
+  INFO(built->log);
+  REQUIRE(built->ok);
+  handle_ = ::dlopen(built->so_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  REQUIRE(handle_ != nullptr);
+}
+
+loaded_library::~loaded_library() {
+  if (handle_ != nullptr)
+    ::dlclose(handle_);
+}
+
+void* loaded_library::symbol(const char* name) const {
+  void* address = ::dlsym(handle_, name);
+  INFO(name);
+  REQUIRE(address != nullptr);
+  return address;
 }
 
 std::string edited(

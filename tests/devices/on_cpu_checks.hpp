@@ -11,6 +11,7 @@
 
 #include "actors/protocol/task.hpp"
 #include "devices/device.hpp"
+#include "devices/scratch_dir.hpp"
 
 namespace eat::devices::test {
 
@@ -39,6 +40,23 @@ void check_instances(const task_spec& task, const template_family& family,
 task_spec gpu_task_on_cpu(const std::string& name,
   const std::vector<std::string>& lines, const std::filesystem::path& dir,
   bool hip);
+
+/// C++ source compiled with g++ into a shared object and loaded in this
+/// process; fails the test if it does not build or load.
+class loaded_library {
+public:
+  explicit loaded_library(const std::string& source);
+  ~loaded_library();
+  loaded_library(const loaded_library&) = delete;
+  loaded_library& operator=(const loaded_library&) = delete;
+
+  /// The address of `name`; fails the test if the library has none.
+  void* symbol(const char* name) const;
+
+private:
+  scratch_dir dir_;
+  void* handle_ = nullptr;
+};
 
 /// `source` with every `from` replaced by `to`; fails the test if there is
 /// none.

@@ -11,12 +11,9 @@
 #include <string>
 #include <vector>
 
-#include <dlfcn.h>
-
 #include <catch2/catch.hpp>
 
 #include "actors/agent/render.hpp"
-#include "devices/compiler.hpp"
 #include "runtime/task_file.hpp"
 #include "tests/devices/cuda_on_cpu.hpp"
 #include "tests/devices/on_cpu_checks.hpp"
@@ -64,41 +61,6 @@ void check_rmsnorm_family(
   }
 }
 
-/// The task's reference.cpp, compiled and loaded in this process.
-class loaded_reference {
-public:
-  using entry = void (*)(const void* const*, double* const*, const int64_t*);
-
-  explicit loaded_reference(const std::string& source) {
-    auto gxx = compiler::make("g++", dir_.path().string(), 120);
-    REQUIRE(gxx);
-    auto built = gxx->compile(source, {"-O2", "-std=c++17"}, "reference.cpp");
-    REQUIRE(built);
-    INFO(built->log);
-    REQUIRE(built->ok);
-    handle_ = ::dlopen(built->so_path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    REQUIRE(handle_ != nullptr);
-    entry_ = reinterpret_cast<entry>(::dlsym(handle_, "eat_kernel_reference"));
-    REQUIRE(entry_ != nullptr);
-  }
-  ~loaded_reference() {
-    if (handle_ != nullptr)
-      ::dlclose(handle_);
-  }
-  loaded_reference(const loaded_reference&) = delete;
-  loaded_reference& operator=(const loaded_reference&) = delete;
-
-  void operator()(
-    const void* const* in, double* const* out, const int64_t* axes) const {
-    entry_(in, out, axes);
-  }
-
-private:
-  scratch_dir dir_ = test::make_temp_dir();
-  void* handle_ = nullptr;
-  entry entry_ = nullptr;
-};
-
 } // namespace
 
 TEST_CASE("the rmsnorm_h4096 reference divides each row by its root mean "
@@ -110,7 +72,10 @@ TEST_CASE("the rmsnorm_h4096 reference divides each row by its root mean "
   REQUIRE(cuda);
   REQUIRE(hip);
   CHECK(hip->reference_source == cuda->reference_source);
-  loaded_reference reference{cuda->reference_source};
+  test::loaded_library library{cuda->reference_source};
+  using entry = void (*)(const void* const*, double* const*, const int64_t*);
+  auto reference
+    = reinterpret_cast<entry>(library.symbol("eat_kernel_reference"));
   // Rows of 4 (the reference takes hidden_size from the axes), as bf16
   // bits: 1, 2, 3, 4 (mean square 7.5); -0.5, 0.5, -0.5, 0.5 (0.25); and
   // zeros, which 1e-5 keeps finite. The weight is 1, 0.5, -2, 0.

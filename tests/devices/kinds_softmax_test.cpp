@@ -153,13 +153,22 @@ TEST_CASE("every softmax template family passes on odd sizes") {
         {"output", "recompute"}, {"store", "stream"}}),
     render_template("kernels/softmax/chunked.cpp.in",
       {{"width", "16"}, {"unroll", "4"}, {"chunk", "512"}, {"degree", "4"},
-        {"pow2", "scalef"}, {"short_rows", "in_place"}}),
+        {"pow2", "scalef"}, {"short_rows", "in_place"},
+        {"long_rows", "in_place"}}),
     render_template("kernels/softmax/chunked.cpp.in",
       {{"width", "8"}, {"unroll", "2"}, {"chunk", "4096"}, {"degree", "6"},
-        {"pow2", "bits"}, {"short_rows", "stream"}}),
+        {"pow2", "bits"}, {"short_rows", "stream"},
+        {"long_rows", "recompute"}}),
     render_template("kernels/softmax/chunked.cpp.in",
       {{"width", "16"}, {"unroll", "4"}, {"chunk", "1024"}, {"degree", "5"},
-        {"pow2", "scalef"}, {"short_rows", "stream"}}),
+        {"pow2", "scalef"}, {"short_rows", "stream"},
+        {"long_rows", "in_place"}}),
+    // Rows of 4099 and 1001 floats are longer than 256: two passes, the
+    // second's non-temporal stores from every alignment.
+    render_template("kernels/softmax/chunked.cpp.in",
+      {{"width", "16"}, {"unroll", "2"}, {"chunk", "256"}, {"degree", "4"},
+        {"pow2", "scalef"}, {"short_rows", "stream"},
+        {"long_rows", "recompute"}}),
   };
   for (const auto& src : sources) {
     auto r = dev->evaluate(task, make_candidate("t", src), 9);
@@ -183,15 +192,19 @@ TEST_CASE("the online softmax template rejects lanes that do not divide "
 TEST_CASE("the chunked softmax template stays exact when the row maximum "
           "grows in every chunk") {
   // 40 chunks of 512, each larger than the last: the running maximum rises
-  // 40 times, past the template's 32 segments, so the exponentials already
-  // written are rescaled once in the middle of the row.
+  // 40 times. In place, that is past the template's 32 segments, so the
+  // exponentials already written are rescaled once in the middle of the
+  // row; recomputed, the running sum is rescaled 40 times.
+  const std::string long_rows = GENERATE(as<std::string>{}, "in_place", "recompute");
+  INFO("long_rows = " << long_rows);
   auto dir = make_temp_dir();
   auto comp = compiler::make("g++", dir.path().string(), 120);
   REQUIRE(comp);
   auto built = comp->compile(
     render_template("kernels/softmax/chunked.cpp.in",
       {{"width", "16"}, {"unroll", "2"}, {"chunk", "512"}, {"degree", "6"},
-        {"pow2", "scalef"}, {"short_rows", "stream"}}),
+        {"pow2", "scalef"}, {"short_rows", "stream"},
+        {"long_rows", long_rows}}),
     {"-O2", "-std=c++17"}, "chunked.cpp");
   REQUIRE(built);
   INFO(built->log);

@@ -47,7 +47,8 @@ std::string short_number(double x) {
 
 /// How a CPU evaluation is measured (BENCHMARK-PROTOCOL.md section 5).
 std::string measurement_method(
-  const timing_options& t, bool network_isolated, bool pid_isolated) {
+  const timing_options& t, bool network_isolated, bool pid_isolated,
+  bool tasks_capped) {
   return "cpu: steady_clock around each call; baseline and candidate "
          "interleaved in random order; input sets rotated (> max(2x LLC, "
          "32 MiB), up to 128 MiB, inputs flushed from the caches where the "
@@ -60,7 +61,9 @@ std::string measurement_method(
          + "paired bootstrap 95% CI; network "
          + (network_isolated ? "isolated" : "not isolated")
          + (pid_isolated ? "; kernel processes in their own PID namespace"
-                         : "; kernel processes in the host's PID namespace");
+                         : "; kernel processes in the host's PID namespace")
+         + (tasks_capped ? "; tasks capped by a pids cgroup"
+                         : "; tasks capped by RLIMIT_NPROC alone");
 }
 
 /// "peak ~X GFLOP/s, ~Y GB/s", the figures the speed-of-light gate uses.
@@ -229,7 +232,8 @@ eval_result cpu_device::run(const task_spec& task, const candidate& c,
   result.run_s = run->seconds;
   result.method = measurement_method(opts_.timing,
                     run->reply && run->reply->network_isolated,
-                    run->reply && run->reply->pid_isolated)
+                    run->reply && run->reply->pid_isolated,
+                    run->reply && run->reply->tasks_capped)
                   + "; speed-of-light gate: " + peak_text(peak_);
   if (!run->reply)
     return fail(run->status, std::move(run->detail));

@@ -104,6 +104,9 @@ struct runner_reply {
   /// Whether the kernel ran in a PID namespace of its own (every process
   /// it started was killed with the namespace).
   bool pid_isolated = false;
+  /// Whether the kernel's tasks were capped by a pids cgroup (without one,
+  /// only RLIMIT_NPROC caps them, which root escapes).
+  bool tasks_capped = false;
   /// The CPU the runner ran on.
   int32_t core = -1;
 };
@@ -117,6 +120,6 @@ EAT_DESCRIBE(workload_report, workload, status, detail, max_abs_error,
   max_rel_error, baseline_ns, candidate_ns, candidate_cpu_ns, candidate_wall_ns, input_sets,
   set_bytes)
 EAT_DESCRIBE(runner_reply, nonce, status, detail, workloads, network_isolated,
-  pid_isolated, core)
+  pid_isolated, tasks_capped, core)
 
 } // namespace eat::devices

@@ -30,6 +30,7 @@ int main() {
   auto reply = run_gpu_request(*api, *req);
   reply.network_isolated = sandbox.network_isolated;
   reply.pid_isolated = sandbox.pid_isolated;
+  reply.tasks_capped = sandbox.tasks_capped;
   reply.core = sandbox.core;
   write_reply_bytes(program, eat::wire::encode(reply));
   // _exit: no destructors of kernel code or of the GPU runtime may run (or

@@ -26,6 +26,7 @@ int main() {
   auto reply = run_request(*req);
   reply.network_isolated = sandbox.network_isolated;
   reply.pid_isolated = sandbox.pid_isolated;
+  reply.tasks_capped = sandbox.tasks_capped;
   reply.core = sandbox.core;
   write_reply_bytes(program, eat::wire::encode(reply));
   // _exit: no static destructors or atexit handlers of kernel code may run

@@ -43,7 +43,8 @@ pid_t wait_for(pid_t pid, int& status) {
 /// The waiter: waits for init, then ends as the worker did (its wait
 /// status comes from init on `from_init`), or as init did if init was
 /// killed before it could tell.
-[[noreturn]] void run_waiter(pid_t init, int from_init) {
+[[noreturn]] void run_waiter(
+  pid_t init, int from_init, const pids_cgroup& cgroup) {
   // A re-raised SIGSEGV must not leave a core file. (The waiter keeps the
   // protocol's pipes open but never uses them; it ends right after the
   // worker.)
@@ -52,6 +53,8 @@ pid_t wait_for(pid_t pid, int& status) {
   int status = 0;
   if (wait_for(init, status) < 0)
     ::_exit(lost_status);
+  // Every process of the namespace is gone or going: its cgroup can go.
+  leave_pids_cgroup(cgroup);
   int worker = 0;
   ssize_t n;
   do
@@ -85,7 +88,7 @@ std::string failure(const char* what) {
 
 } // namespace
 
-pid_namespace_result enter_pid_namespace() {
+pid_namespace_result enter_pid_namespace(const pids_cgroup& cgroup) {
   pid_namespace_result result;
   if (::unshare(CLONE_NEWPID) != 0)
     return result;
@@ -101,7 +104,7 @@ pid_namespace_result enter_pid_namespace() {
   }
   if (init > 0) {
     ::close(status_pipe[1]);
-    run_waiter(init, status_pipe[0]);
+    run_waiter(init, status_pipe[0], cgroup);
   }
   // Init: dies with the waiter (a deadline's SIGKILL of the process
   // group reaches all three anyway).

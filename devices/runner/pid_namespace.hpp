@@ -21,6 +21,8 @@
 
 #include <string>
 
+#include "devices/runner/pids_cgroup.hpp"
+
 namespace eat::devices {
 
 /// Where this process stands after enter_pid_namespace().
@@ -35,7 +37,8 @@ struct pid_namespace_result {
 };
 
 /// Moves the rest of the runner into a new PID namespace, returning in the
-/// worker; the waiter and init never return from it.
-pid_namespace_result enter_pid_namespace();
+/// worker; the waiter and init never return from it. The waiter leaves
+/// and removes `cgroup` (when it has a directory) once init has ended.
+pid_namespace_result enter_pid_namespace(const pids_cgroup& cgroup = {});
 
 } // namespace eat::devices

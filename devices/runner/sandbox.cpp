@@ -2,6 +2,7 @@
 
 #include "devices/cpu_device.hpp"
 #include "devices/runner/pid_namespace.hpp"
+#include "devices/runner/pids_cgroup.hpp"
 
 #include <cerrno>
 #include <csignal>
@@ -96,8 +97,12 @@ sandbox_report apply_sandbox(
     ::setenv("CUDA_CACHE_DISABLE", "1", 1);
   // Without privileges (EPERM) the network stays reachable; the reply says.
   report.network_isolated = ::unshare(CLONE_NEWNET) == 0;
+  // Likewise: the cgroup's cap counts the namespace's init, this process
+  // (the waiter, which leaves the cgroup at the end) and the worker.
+  auto cgroup = enter_pids_cgroup(3 + limits.extra_tasks);
+  report.tasks_capped = !cgroup.dir.empty();
   // Likewise; from here on this is the namespace's worker process.
-  auto pids = enter_pid_namespace();
+  auto pids = enter_pid_namespace(cgroup);
   if (report.error = pids.error; !report.error.empty())
     return report;
   report.pid_isolated = pids.isolated;

@@ -2,8 +2,8 @@
 // do to themselves after reading the request and before loading any kernel
 // code or touching a GPU (docs/harness.md, "Sandbox"). Its own process
 // group, resource limits, no new privileges, death with its parent, a
-// private network namespace and a PID namespace of its own where
-// permitted, and one pinned core. The GPU
+// private network namespace, a PID namespace and a pids cgroup of its own
+// where permitted, and one pinned core. The GPU
 // runners go without RLIMIT_AS, which the GPU runtimes cannot live with
 // (they reserve hundreds of GiB of virtual address space for unified
 // addressing; device memory is bounded by the GPU and owned by the
@@ -30,6 +30,10 @@ struct sandbox_report {
   /// Whether the rest of the runner runs in a PID namespace of its own
   /// (devices/runner/pid_namespace.hpp; it needs privileges too).
   bool pid_isolated = false;
+  /// Whether the runner's tasks are capped by a pids cgroup of its own
+  /// (devices/runner/pids_cgroup.hpp; root can make one, and only that
+  /// caps root, which RLIMIT_NPROC does not).
+  bool tasks_capped = false;
   /// The core the process is pinned to.
   int32_t core = -1;
 };

@@ -395,6 +395,7 @@ task_spec read_task(const toml::table& root, const fs::path& folder,
   else
     keys.insert(keys.begin() + 4,
       {"dtype", "atol", "rtol", "matched_ratio", "max_error"});
+  keys.push_back("trace_definition");
   table_reader t{&root, "", "", keys, out};
   task_spec spec;
   spec.name = name;
@@ -405,6 +406,8 @@ task_spec read_task(const toml::table& root, const fs::path& folder,
   spec.deterministic = t.boolean("deterministic").value_or(true);
   if (!is_definition) {
     spec.dtype = read_only_value(t, "dtype", "float32");
+    spec.trace_definition
+      = t.string("trace_definition", item_name).value_or("");
     devices::set_tolerance(spec, read_tolerance(t, default_tolerance));
   }
   if (auto src = read_source(t, "reference", folder))
@@ -412,6 +415,10 @@ task_spec read_task(const toml::table& root, const fs::path& folder,
   if (auto src = read_source(t, "baseline", folder))
     spec.baseline_source = std::move(src->text);
   read_expert(t, folder, spec);
+  if (is_definition && t.has("trace_definition"))
+    t.fail("trace_definition",
+      "only for a task of a builtin kind: a definition task's Solutions and "
+      "Traces carry the name in its definition.json");
   if (is_definition)
     read_definition_task(t, folder, spec, out, overrides.workloads);
   else

@@ -230,6 +230,8 @@ std::optional<std::string> flashinfer_status(eval_status x) {
 }
 
 std::string definition_name(const task_spec& task) {
+  if (!task.trace_definition.empty())
+    return task.trace_definition;
   if (task.definition.empty())
     return task.name;
   auto d = json::parse(task.definition, nullptr, false);

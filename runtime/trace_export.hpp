@@ -33,7 +33,7 @@ std::optional<std::string> flashinfer_status(eval_status x);
 
 /// FlashInfer-Bench's definition name for `task`: the `name` in its
 /// definition.json for a definition task (so traces join FlashInfer-Bench's
-/// own), else the task's name.
+/// own), else its `trace_definition`, else the task's name.
 std::string definition_name(const task_spec& task);
 
 /// The device model in a device identity (eval_result::device): the text

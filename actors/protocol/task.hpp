@@ -136,12 +136,18 @@ struct task_spec {
   std::string definition;
   std::string flops;
   std::string bytes;
+  /// Kind tasks: the definition name that exported Solutions and Traces
+  /// carry (runtime/trace_export.hpp), when it is not the task's name, so
+  /// that a task that is not FlashInfer-Bench's definition of the same
+  /// name (another dtype) cannot join its traces. Empty: the task's name.
+  std::string trace_definition;
 };
 EAT_DESCRIBE(task_spec, name, kind, backend, dtype, atol, rtol, workloads,
   reference_source, baseline_source, families, description, expert_source,
   expert_libs, definition, flops, bytes, matched_ratio, max_error,
-  deterministic)
+  deterministic, trace_definition)
 // Added after event logs stored tasks: logs without them still decode.
-EAT_DESCRIBE_OPTIONAL(task_spec, matched_ratio, max_error, deterministic)
+EAT_DESCRIBE_OPTIONAL(
+  task_spec, matched_ratio, max_error, deterministic, trace_definition)
 
 } // namespace eat

@@ -308,3 +308,14 @@ TEST_CASE("formulas follow arithmetic precedence over axis values") {
   CHECK_THAT(render("a / 0"), Catch::Contains("not finite"));
   CHECK_THAT(render("a $ 2"), Catch::Contains("unexpected '$'"));
 }
+
+TEST_CASE("a definition task's traces take its definition.json's name, "
+          "never a trace_definition") {
+  scratch_task t;
+  t.edit("task.toml", "kind = \"definition\"",
+    "kind = \"definition\"\ntrace_definition = \"other\"");
+  CHECK_THAT(t.error(),
+    Catch::Contains("trace_definition: only for a task of a builtin kind: a "
+                    "definition task's Solutions and Traces carry the name "
+                    "in its definition.json"));
+}

@@ -143,6 +143,26 @@ TEST_CASE("a task may allow outputs that differ from run to run") {
     == s.message(6, 1, "deterministic: expected a boolean, got string \"no\""));
 }
 
+TEST_CASE("a task of a builtin kind may name the definition its traces "
+          "carry") {
+  scratch_tasks s;
+  auto text = scratch_tasks::original();
+  auto task = eat::load_task(s.dir(), "tiny_gemm");
+  REQUIRE(task);
+  CHECK(task->trace_definition.empty());
+  write_text(s.task_file(), replace_once(text, "dtype = \"float32\"\n",
+                              "dtype = \"float32\"\n"
+                              "trace_definition = \"gemm_fp32\"\n"));
+  task = eat::load_task(s.dir(), "tiny_gemm");
+  REQUIRE(task);
+  CHECK(task->trace_definition == "gemm_fp32");
+  CHECK(s.failure(replace_once(text, "dtype = \"float32\"\n",
+          "dtype = \"float32\"\ntrace_definition = \"a b\"\n"))
+        == s.message(6, 1,
+          "trace_definition: expected a non-empty name of letters, digits, "
+          "'_', '-' and '.', got string \"a b\""));
+}
+
 TEST_CASE("a matched ratio needs a maximum error, and both their ranges are "
           "checked") {
   scratch_tasks s;
@@ -218,7 +238,8 @@ TEST_CASE("unknown keys in a task file are reported") {
       ":4:1: unknown key 'flavour' (known keys: name, "
       "description, kind, backend, dtype, atol, rtol, matched_ratio, "
       "max_error, reference, "
-      "baseline, expert, expert_libs, workloads, templates, deterministic)"));
+      "baseline, expert, expert_libs, workloads, templates, deterministic, "
+      "trace_definition)"));
   CHECK_THAT(s.failure(replace_once(text, "name = \"m2_n3_k4\"\n",
                "name = \"m2_n3_k4\"\nweight = 2\n")),
     Catch::Contains(":11:1: unknown key 'workloads[0].weight' (known "

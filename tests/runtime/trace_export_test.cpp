@@ -18,6 +18,7 @@
 #include "persistence/run_writer.hpp"
 #include "runtime/cli.hpp"
 #include "runtime/run_dir.hpp"
+#include "runtime/task_file.hpp"
 #include "runtime/trace_export.hpp"
 #include "tests/persistence/make_event.hpp"
 #include "tests/runtime/cli_support.hpp"
@@ -300,6 +301,36 @@ TEST_CASE("a definition task's traces name its FlashInfer-Bench definition "
           {"sm_scale", {{"type", "scalar"}, {"value", 0.125}}}});
   t.definition = "not json";
   CHECK(definition_name(t) == "gqa_local");
+}
+
+TEST_CASE("a builtin kind's traces carry its trace_definition, else the "
+          "task's name") {
+  task_spec t;
+  t.name = "rmsnorm_h4096";
+  t.kind = "rmsnorm";
+  CHECK(definition_name(t) == "rmsnorm_h4096");
+  t.trace_definition = "rmsnorm_h4096_fp32";
+  CHECK(definition_name(t) == "rmsnorm_h4096_fp32");
+  t.workloads = {make_workload("b1", {{"batch", 1}, {"hidden", 4096}})};
+  auto r = sample_result("c1", eval_status::passed);
+  r.workloads = {measured("b1", eval_status::passed)};
+  auto x = export_candidate(t, "run", sample_candidate("c1"), r, 0);
+  REQUIRE(x);
+  auto traces = parse_traces(*x);
+  REQUIRE(traces.size() == 1);
+  CHECK(traces[0]["definition"] == "rmsnorm_h4096_fp32");
+  CHECK(json::parse(x->json)["definition"] == "rmsnorm_h4096_fp32");
+}
+
+TEST_CASE("the shipped fp32 rmsnorm_h4096 does not claim FlashInfer-Bench's "
+          "bf16 definition of that name") {
+  auto cpu = load_task(fs::path{EAT_SOURCE_DIR} / "kernels", "rmsnorm_h4096");
+  auto cuda
+    = load_task(fs::path{EAT_SOURCE_DIR} / "kernels", "rmsnorm_h4096_cuda");
+  REQUIRE(cpu);
+  REQUIRE(cuda);
+  CHECK(definition_name(*cuda) == "rmsnorm_h4096");
+  CHECK(definition_name(*cpu) != definition_name(*cuda));
 }
 
 TEST_CASE("an incorrect workload carries correctness only, and workloads "

@@ -16,10 +16,11 @@ bool needs_reverify(
   const device_pool_state& st, const pool_job& job, const eval_result& r) {
   if (r.status != eval_status::passed)
     return false;
+  if (r.geomean_speedup > st.opts.reverify_baseline)
+    return true;
   auto best = st.best.find(job.task.name);
-  if (best == st.best.end() || best->second <= 0)
-    return r.geomean_speedup > st.opts.reverify_min;
-  return r.geomean_speedup > st.opts.reverify_factor * best->second;
+  auto current = best == st.best.end() ? 1.0 : std::max(best->second, 1.0);
+  return r.geomean_speedup > st.opts.reverify_factor * current;
 }
 
 std::string speedup_text(double x) {
@@ -33,8 +34,10 @@ eval_result conclude(
   const pool_options& opts, pool_job& job, const eval_result& second) {
   auto a = job.first.geomean_speedup;
   auto b = second.geomean_speedup;
+  auto tolerance = job.kind == "cpu" ? opts.reverify_tolerance_cpu
+                                     : opts.reverify_tolerance;
   auto agree = second.status == eval_status::passed && a > 0 && b > 0
-               && std::max(a, b) / std::min(a, b) <= opts.reverify_tolerance;
+               && std::max(a, b) / std::min(a, b) <= tolerance;
   auto r = std::move(job.first);
   if (agree) {
     r.method += "; re-verified in a fresh process with seed "

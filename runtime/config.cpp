@@ -33,6 +33,9 @@ constexpr number_rule positive{"a number > 0", [](double x) {
 constexpr number_rule non_negative{"a number >= 0", [](double x) {
                                      return x >= 0;
                                    }};
+constexpr number_rule at_least_one{"a number >= 1", [](double x) {
+                                     return x >= 1;
+                                   }};
 constexpr number_rule open_unit{"a number in (0, 1)", [](double x) {
                                   return x > 0 && x < 1;
                                 }};
@@ -314,10 +317,13 @@ pool_section read_pool(table_reader s) {
     = s.number("slice_timeout_s", positive).value_or(r.slice_timeout_s);
   r.drain_after = s.integer("drain_after", 1, 1000).value_or(r.drain_after);
   r.reverify_factor
-    = s.number("reverify_factor", positive).value_or(r.reverify_factor);
-  r.reverify_min = s.number("reverify_min", positive).value_or(r.reverify_min);
-  r.reverify_tolerance = s.number("reverify_tolerance", positive)
+    = s.number("reverify_factor", at_least_one).value_or(r.reverify_factor);
+  r.reverify_baseline = s.number("reverify_baseline", at_least_one)
+                          .value_or(r.reverify_baseline);
+  r.reverify_tolerance = s.number("reverify_tolerance", at_least_one)
                            .value_or(r.reverify_tolerance);
+  r.reverify_tolerance_cpu = s.number("reverify_tolerance_cpu", at_least_one)
+                               .value_or(r.reverify_tolerance_cpu);
   return r;
 }
 
@@ -480,7 +486,8 @@ config read_sections(const toml::table& root, const fs::path& file,
       out));
   cfg.pool = read_pool(section(root, "devices.pool",
     {"compile_workers", "ahead", "slice_timeout_s", "drain_after",
-      "reverify_factor", "reverify_min", "reverify_tolerance"},
+      "reverify_factor", "reverify_baseline", "reverify_tolerance",
+      "reverify_tolerance_cpu"},
     out));
   cfg.sim = read_sim(section(root, "devices.sim",
     {"count", "compile_s", "run_s", "noise", "peak_speedup",

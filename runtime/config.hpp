@@ -169,9 +169,10 @@ struct pool_section {
   uint32_t ahead = 2;
   double slice_timeout_s = 900;
   uint32_t drain_after = 3;
-  double reverify_factor = 2.0;
-  double reverify_min = 4.0;
-  double reverify_tolerance = 1.5;
+  double reverify_factor = 3.0;
+  double reverify_baseline = 10.0;
+  double reverify_tolerance = 1.1;
+  double reverify_tolerance_cpu = 1.25;
 };
 
 /// The [devices.sim] section: simulated devices (a timing model), for

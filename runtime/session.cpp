@@ -269,8 +269,9 @@ exit_code run_session(
   pool_opts.slice_timeout_s = in.cfg.pool.slice_timeout_s;
   pool_opts.drain_after = in.cfg.pool.drain_after;
   pool_opts.reverify_factor = in.cfg.pool.reverify_factor;
-  pool_opts.reverify_min = in.cfg.pool.reverify_min;
+  pool_opts.reverify_baseline = in.cfg.pool.reverify_baseline;
   pool_opts.reverify_tolerance = in.cfg.pool.reverify_tolerance;
+  pool_opts.reverify_tolerance_cpu = in.cfg.pool.reverify_tolerance_cpu;
   links.listener = sys.spawn(
     progress_printer, &out, history.evaluations, in.cfg.run.max_evaluations);
   pool_opts.listener = links.listener;

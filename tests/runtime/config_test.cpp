@@ -94,6 +94,12 @@ TEST_CASE("a configuration with only run.task gets every default") {
   CHECK(cfg->timing.max_time_s == timing.max_time_s);
   CHECK(cfg->timing.max_rel_se == timing.max_rel_se);
   CHECK(cfg->timing.check_seeds == timing.check_seeds);
+  // Re-verification as BENCHMARK-PROTOCOL.md section 4 has it: above 3x the
+  // best or 10x the baseline; more than 10 % apart rejects.
+  CHECK(cfg->pool.reverify_factor == 3);
+  CHECK(cfg->pool.reverify_baseline == 10);
+  CHECK(cfg->pool.reverify_tolerance == 1.1);
+  CHECK(cfg->pool.reverify_tolerance_cpu == 1.25);
 }
 
 TEST_CASE("GPU devices stop sampling at a relative standard error of 0.5 % "
@@ -274,6 +280,10 @@ TEST_CASE("values out of range are rejected with the range") {
     {"timing", "check_seeds", "0", "an integer in [1, 1000], got 0"},
     {"timing", "check_seeds", "1001", "an integer in [1, 1000]"},
     {"store", "map_size_mib", "0", "an integer in [1, 16777216], got 0"},
+    {"devices.pool", "reverify_factor", "0.5", "a number >= 1, got float 0.5"},
+    {"devices.pool", "reverify_baseline", "0", "a number >= 1, got 0"},
+    {"devices.pool", "reverify_tolerance", "0.9", "a number >= 1"},
+    {"devices.pool", "reverify_tolerance_cpu", "-1", "a number >= 1, got -1"},
   }));
   INFO(x.section << "." << x.key << " = " << x.value);
   auto header = x.section == "run" ? "" : "[" + x.section + "]\n";

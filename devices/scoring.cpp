@@ -44,6 +44,9 @@ workload_result score_workload(const workload_report& report, uint64_t seed) {
   result.candidate_p20_ns = summary.p20;
   result.candidate_p80_ns = summary.p80;
   result.candidate_cv = summary.cv;
+  if (report.candidate_wall_ns > 0)
+    result.candidate_cpu_ratio = static_cast<double>(report.candidate_cpu_ns)
+                                 / static_cast<double>(report.candidate_wall_ns);
   if (report.status == eval_status::passed) {
     auto speedup = estimate_speedup(base, cand, seed);
     result.speedup = speedup.point;

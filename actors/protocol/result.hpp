@@ -61,12 +61,21 @@ struct workload_result {
   /// Fraction of the speed of light reached: T_SOL / candidate median, with
   /// T_SOL from the device's measured peaks (0 when unknown).
   double sol_fraction = 0;
+  /// The process's CPU time over the wall time of the timed candidate calls
+  /// (BENCHMARK-PROTOCOL.md section 3): at most about 1 for a kernel on one
+  /// thread (less for short calls or time off the core: the CPU clock
+  /// advances at scheduler ticks), above 1.5 rejected as hidden threads; 0
+  /// when not measured.
+  double candidate_cpu_ratio = 0;
 };
 EAT_DESCRIBE(workload_result, workload, status, detail, max_abs_error,
              max_rel_error, samples,
              baseline_median_ns, candidate_median_ns, candidate_mean_ns,
              candidate_min_ns, candidate_p20_ns, candidate_p80_ns, candidate_cv,
-             speedup, speedup_low, speedup_high, sol_fraction)
+             speedup, speedup_low, speedup_high, sol_fraction,
+             candidate_cpu_ratio)
+// Added after event logs stored results: logs without it still decode.
+EAT_DESCRIBE_OPTIONAL(workload_result, candidate_cpu_ratio)
 
 /// The full result of one evaluation.
 struct eval_result {

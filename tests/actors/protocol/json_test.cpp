@@ -358,7 +358,8 @@ TEST_CASE("JSON of a described value follows its wire encoding", "[json]") {
                      "\"cost_usd\":0}}"));
   auto result = wire::to_json_value(sample_result());
   CHECK_THAT(result, Catch::Contains("\"status\":2,"));
-  CHECK_THAT(result, Catch::Contains("\"speedup_high\":2.75,\"sol_fraction\":0}"));
+  CHECK_THAT(result, Catch::Contains("\"speedup_high\":2.75,\"sol_fraction\":0,"
+                                     "\"candidate_cpu_ratio\":0}"));
   CHECK(wire::to_json_value(std::vector<int>{1, -2}) == "[1,-2]");
 }
 

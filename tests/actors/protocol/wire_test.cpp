@@ -131,13 +131,15 @@ TEST_CASE("an optional field a sender left out keeps its default, so that "
   t.matched_ratio = 0.99;
   t.max_error = 0.5;
   t.deterministic = false;
-  auto old = without_keys(
-    wire::encode(t), {"matched_ratio", "max_error", "deterministic"});
+  t.trace_definition = "tiny_fp32";
+  auto old = without_keys(wire::encode(t),
+    {"matched_ratio", "max_error", "deterministic", "trace_definition"});
   auto r = wire::decode<task_spec>(old);
   REQUIRE(r);
   CHECK(r->matched_ratio == 1);
   CHECK(r->max_error == 0);
   CHECK(r->deterministic);
+  CHECK(r->trace_definition.empty());
   CHECK(r->name == t.name);
   CHECK(r->atol == t.atol);
   auto full = wire::decode<task_spec>(wire::encode(t));
@@ -145,6 +147,16 @@ TEST_CASE("an optional field a sender left out keeps its default, so that "
   CHECK(full->matched_ratio == 0.99);
   CHECK(full->max_error == 0.5);
   CHECK_FALSE(full->deterministic);
+  CHECK(full->trace_definition == "tiny_fp32");
+  // A workload result from before the CPU-time ratio was recorded.
+  workload_result w;
+  w.workload = "w1";
+  w.candidate_cpu_ratio = 1.02;
+  auto result = wire::decode<workload_result>(
+    without_keys(wire::encode(w), {"candidate_cpu_ratio"}));
+  REQUIRE(result);
+  CHECK(result->candidate_cpu_ratio == 0);
+  CHECK(result->workload == "w1");
   // A template family from before its constraints were declared.
   template_family f{"tiled", "src", {{"tile", {"8", "16"}}}, {"tile >= 8"}};
   auto family = wire::decode<template_family>(

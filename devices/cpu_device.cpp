@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include <pwd.h>
 #include <sched.h>
 #include <unistd.h>
 
@@ -48,7 +49,7 @@ std::string short_number(double x) {
 /// How a CPU evaluation is measured (BENCHMARK-PROTOCOL.md section 5).
 std::string measurement_method(
   const timing_options& t, bool network_isolated, bool pid_isolated,
-  bool tasks_capped) {
+  bool tasks_capped, int64_t kernel_uid) {
   return "cpu: steady_clock around each call; baseline and candidate "
          "interleaved in random order; input sets rotated (> max(2x LLC, "
          "32 MiB), up to 128 MiB, inputs flushed from the caches where the "
@@ -63,7 +64,10 @@ std::string measurement_method(
          + (pid_isolated ? "; kernel processes in their own PID namespace"
                          : "; kernel processes in the host's PID namespace")
          + (tasks_capped ? "; tasks capped by a pids cgroup"
-                         : "; tasks capped by RLIMIT_NPROC alone");
+                         : "; tasks capped by RLIMIT_NPROC alone")
+         + (kernel_uid == 0 ? "; kernel code run as root"
+                            : "; kernel code run as uid "
+                                + std::to_string(kernel_uid));
 }
 
 /// "peak ~X GFLOP/s, ~Y GB/s", the figures the speed-of-light gate uses.
@@ -203,6 +207,8 @@ runner_request cpu_device::make_request(
   auto req = make_runner_request(
     task, so, seed, opts_.timing, core_, opts_.eval_timeout_s);
   req.limits.address_space_mib = opts_.address_space_mib;
+  req.limits.run_as_uid = opts_.run_as_uid;
+  req.limits.run_as_gid = opts_.run_as_gid;
   return req;
 }
 
@@ -233,7 +239,8 @@ eval_result cpu_device::run(const task_spec& task, const candidate& c,
   result.method = measurement_method(opts_.timing,
                     run->reply && run->reply->network_isolated,
                     run->reply && run->reply->pid_isolated,
-                    run->reply && run->reply->tasks_capped)
+                    run->reply && run->reply->tasks_capped,
+                    run->reply ? run->reply->kernel_uid : -1)
                   + "; speed-of-light gate: " + peak_text(peak_);
   if (!run->reply)
     return fail(run->status, std::move(run->detail));
@@ -350,6 +357,29 @@ std::string pin_thread(const std::vector<int>& cores) {
   return {};
 }
 
+namespace {
+
+/// Fills the user and group ids of `opts.run_as` when this process is
+/// root, the only one that can switch to them.
+caf::error resolve_run_as(const std::string& id, cpu_options& opts) {
+  if (::geteuid() != 0 || opts.run_as.empty())
+    return {};
+  std::vector<char> buf(16384);
+  passwd entry;
+  passwd* found = nullptr;
+  if (::getpwnam_r(opts.run_as.c_str(), &entry, buf.data(), buf.size(),
+        &found) != 0
+      || found == nullptr)
+    return make_error(error::invalid_config,
+      "cpu device " + id + ": run_as: no user \"" + opts.run_as
+        + "\" on this machine (run_as = \"\" runs kernel code as root)");
+  opts.run_as_uid = entry.pw_uid;
+  opts.run_as_gid = entry.pw_gid;
+  return {};
+}
+
+} // namespace
+
 caf::expected<std::unique_ptr<device>> make_cpu_device(
   std::string id, cpu_options opts) {
   if (opts.runner_path.empty())
@@ -379,6 +409,8 @@ caf::expected<std::unique_ptr<device>> make_cpu_device(
     *program, (work_dir / "cache").string(), opts.compile_timeout_s);
   if (!comp)
     return std::move(comp.error());
+  if (auto err = resolve_run_as(id, opts))
+    return err;
   auto core = resolve_core(opts.core);
   if (!core)
     return std::move(core.error());

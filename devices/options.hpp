@@ -40,6 +40,13 @@ struct cpu_options {
   uint64_t address_space_mib = 4096;
   /// Core the runner is pinned to; -1 picks the last online core.
   int core = -1;
+  /// The user kernel code runs as when eat runs as root (the runner
+  /// switches to it: devices/runner/drop_root.hpp); empty keeps root.
+  /// Ignored by other users, who cannot switch.
+  std::string run_as = "nobody";
+  /// run_as's user and group ids, filled by make_cpu_device; -1: none.
+  int64_t run_as_uid = -1;
+  int64_t run_as_gid = -1;
   /// Path of the eat-runner executable.
   std::string runner_path;
   /// Directory for the build cache and per-evaluation scratch directories.

@@ -36,6 +36,10 @@ struct runner_limits {
   uint64_t file_size_mib = 64;
   /// RLIMIT_NPROC is set to the user's current task count plus this.
   uint64_t extra_tasks = 16;
+  /// User and group ids kernel code runs as when the runner is root
+  /// (devices/runner/drop_root.hpp); -1 keeps root.
+  int64_t run_as_uid = -1;
+  int64_t run_as_gid = -1;
 };
 
 /// What the parent asks the runner to do.
@@ -109,10 +113,13 @@ struct runner_reply {
   bool tasks_capped = false;
   /// The CPU the runner ran on.
   int32_t core = -1;
+  /// The real user id the kernel code ran as (0: root).
+  int64_t kernel_uid = -1;
 };
 
 EAT_DESCRIBE(
-  runner_limits, address_space_mib, cpu_s, file_size_mib, extra_tasks)
+  runner_limits, address_space_mib, cpu_s, file_size_mib, extra_tasks,
+  run_as_uid, run_as_gid)
 EAT_DESCRIBE(runner_request, nonce, kind, dtype, atol, rtol, matched_ratio,
   max_error, deterministic, workloads, reference_so, baseline_so, candidate_so,
   seed, timing, core, limits)
@@ -120,6 +127,6 @@ EAT_DESCRIBE(workload_report, workload, status, detail, max_abs_error,
   max_rel_error, baseline_ns, candidate_ns, candidate_cpu_ns, candidate_wall_ns, input_sets,
   set_bytes)
 EAT_DESCRIBE(runner_reply, nonce, status, detail, workloads, network_isolated,
-  pid_isolated, tasks_capped, core)
+  pid_isolated, tasks_capped, core, kernel_uid)
 
 } // namespace eat::devices

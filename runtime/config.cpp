@@ -423,6 +423,7 @@ cpu_settings read_cpu(table_reader s) {
     = s.number("eval_timeout_s", positive).value_or(o.eval_timeout_s);
   o.address_space_mib
     = s.integer("address_space_mib", 64, max_mib).value_or(o.address_space_mib);
+  o.run_as = s.string("run_as", any_text).value_or(o.run_as);
   return r;
 }
 
@@ -473,7 +474,7 @@ config read_sections(const toml::table& root, const fs::path& file,
   cfg.store = read_store(section(root, "store", {"map_size_mib"}, out));
   auto cpu = read_cpu(section(root, "devices.cpu",
     {"slots", "cores", "compiler", "flags", "compile_timeout_s",
-      "eval_timeout_s", "address_space_mib"},
+      "eval_timeout_s", "address_space_mib", "run_as"},
     out));
   cfg.cpu_slots = cpu.slots;
   cfg.cpu_cores = std::move(cpu.cores);

@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 
 #include "devices/runner/checks.hpp"
+#include "devices/runner/drop_root.hpp"
 
 namespace eat::devices {
 
@@ -18,6 +19,7 @@ struct entry_lookup {
 
 entry_lookup load_entry(const std::string& path, const char* symbol) {
   void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  close_code_fd(path);
   if (handle == nullptr)
     return {nullptr, std::string{"cannot load: "} + ::dlerror()};
   ::dlerror();

@@ -20,7 +20,8 @@ int main() {
   auto req = eat::wire::decode<runner_request>(read_request_bytes(program));
   if (!req)
     runner_exit(program, 2, "malformed request: " + eat::render(req.error()));
-  auto sandbox = apply_sandbox(req->limits, req->core);
+  auto sandbox = apply_sandbox(req->limits, req->core, sandboxed::cpu_runner,
+    {&req->reference_so, &req->baseline_so, &req->candidate_so});
   if (!sandbox.error.empty())
     runner_exit(program, 3, "cannot set up the sandbox: " + sandbox.error);
   auto reply = run_request(*req);
@@ -28,6 +29,7 @@ int main() {
   reply.pid_isolated = sandbox.pid_isolated;
   reply.tasks_capped = sandbox.tasks_capped;
   reply.core = sandbox.core;
+  reply.kernel_uid = sandbox.kernel_uid;
   write_reply_bytes(program, eat::wire::encode(reply));
   // _exit: no static destructors or atexit handlers of kernel code may run
   // (or write to fd 4) after the reply.

@@ -1,6 +1,7 @@
 #include "devices/runner/sandbox.hpp"
 
 #include "devices/cpu_device.hpp"
+#include "devices/runner/drop_root.hpp"
 #include "devices/runner/pid_namespace.hpp"
 #include "devices/runner/pids_cgroup.hpp"
 
@@ -9,11 +10,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 
 #include <sched.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 namespace eat::devices {
@@ -58,6 +59,19 @@ std::string pin(int32_t core) {
   return {};
 }
 
+/// The real user id of process `dir` (/proc/<pid>), which RLIMIT_NPROC
+/// counts by; the directory's owner is root for a non-dumpable process.
+bool real_uid_of(const fs::path& dir, uid_t& uid) {
+  std::ifstream in{dir / "status"};
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("Uid:", 0) == 0) {
+      uid = static_cast<uid_t>(std::strtoul(line.c_str() + 4, nullptr, 10));
+      return true;
+    }
+  return false;
+}
+
 } // namespace
 
 uint64_t user_task_count() {
@@ -67,10 +81,9 @@ uint64_t user_task_count() {
   for (fs::directory_iterator it{"/proc", ec}, end; !ec && it != end;
        it.increment(ec)) {
     auto name = it->path().filename().string();
-    if (name.empty() || name.find_first_not_of("0123456789") != name.npos)
-      continue;
-    struct stat st;
-    if (::stat(it->path().c_str(), &st) != 0 || st.st_uid != uid)
+    uid_t owner = 0;
+    if (name.empty() || name.find_first_not_of("0123456789") != name.npos
+        || !real_uid_of(it->path(), owner) || owner != uid)
       continue;
     std::error_code task_ec;
     for (fs::directory_iterator task{it->path() / "task", task_ec};
@@ -80,8 +93,8 @@ uint64_t user_task_count() {
   return count;
 }
 
-sandbox_report apply_sandbox(
-  const runner_limits& limits, int32_t core, sandboxed who) {
+sandbox_report apply_sandbox(const runner_limits& limits, int32_t core,
+  sandboxed who, const std::vector<std::string*>& code) {
   sandbox_report report;
   // posix_spawn already made us a group leader; repeat it for a runner
   // started by other means. Errors only mean "already leader".
@@ -109,6 +122,12 @@ sandbox_report apply_sandbox(
   if (report.error = pin(core); !report.error.empty())
     return report;
   report.core = core;
+  // Before the limits: RLIMIT_NPROC counts the tasks of the user the
+  // kernel runs as.
+  report.error = drop_root(limits.run_as_uid, limits.run_as_gid, code);
+  if (!report.error.empty())
+    return report;
+  report.kernel_uid = ::getuid();
   report.error = apply_limits(limits, who);
   return report;
 }

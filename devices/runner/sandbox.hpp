@@ -3,7 +3,8 @@
 // code or touching a GPU (docs/harness.md, "Sandbox"). Its own process
 // group, resource limits, no new privileges, death with its parent, a
 // private network namespace, a PID namespace and a pids cgroup of its own
-// where permitted, and one pinned core. The GPU
+// where permitted, one pinned core, and for the CPU runner started by
+// root, an unprivileged user for the kernel. The GPU
 // runners go without RLIMIT_AS, which the GPU runtimes cannot live with
 // (they reserve hundreds of GiB of virtual address space for unified
 // addressing; device memory is bounded by the GPU and owned by the
@@ -16,6 +17,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "devices/runner_protocol.hpp"
 
@@ -36,6 +38,8 @@ struct sandbox_report {
   bool tasks_capped = false;
   /// The core the process is pinned to.
   int32_t core = -1;
+  /// The real user id kernel code runs as (devices/runner/drop_root.hpp).
+  int64_t kernel_uid = -1;
 };
 
 /// Which runner is sandboxed: the CPU runner gets every limit, a GPU runner
@@ -44,12 +48,15 @@ enum class sandboxed { cpu_runner, gpu_runner };
 
 /// Applies `limits` and pins the calling process to `core`. Where a PID
 /// namespace can be made, it returns in a new process, the namespace's
-/// worker (devices/runner/pid_namespace.hpp).
+/// worker (devices/runner/pid_namespace.hpp). A root runner whose limits
+/// name a user to run as switches to it (devices/runner/drop_root.hpp),
+/// rewriting the paths in `code`, the shared objects it loads afterwards.
 sandbox_report apply_sandbox(const runner_limits& limits, int32_t core,
-  sandboxed who = sandboxed::cpu_runner);
+  sandboxed who = sandboxed::cpu_runner,
+  const std::vector<std::string*>& code = {});
 
-/// Returns the number of tasks (threads) owned by the real user id, as
-/// RLIMIT_NPROC counts them.
+/// Returns the number of tasks (threads) of processes whose real user id
+/// is this process's, as RLIMIT_NPROC counts them.
 uint64_t user_task_count();
 
 } // namespace eat::devices

@@ -444,7 +444,7 @@ TEST_CASE("a kernel's temporary files go with its scratch directory") {
   // The kernel makes a file where TMPDIR says, as tools and libraries do,
   // and writes down where it made it.
   auto dir = make_temp_dir();
-  auto made = dir.path() / "made";
+  auto made = kernel_writable_file(dir, "made");
   auto prologue = R"(
   static const bool once = [] {
     const char* tmp = std::getenv("TMPDIR");
@@ -452,6 +452,12 @@ TEST_CASE("a kernel's temporary files go with its scratch directory") {
     int fd = ::mkstemp(path.data());
     if (fd >= 0)
       ::close(fd);
+    // Run as another user, TMPDIR may be /proc/self/cwd: the file's
+    // real path is what the test can look for.
+    if (char* real = ::realpath(path.c_str(), nullptr)) {
+      path = real;
+      std::free(real);
+    }
     std::ofstream{")"
                   + made.string() + R"("} << path;
     return true;

@@ -134,7 +134,7 @@ void check_killed(pid_t pid) {
 TEST_CASE("a fork bomb is rejected, its children die with the evaluation, "
           "and the device keeps working") {
   auto dir = make_temp_dir();
-  auto pid_file = dir.path() / "pids";
+  auto pid_file = kernel_writable_file(dir, "pids");
   // Without a PID namespace, orphans of the runner become this process's
   // children, so the test can wait for each one and see how it died.
   REQUIRE(::prctl(PR_SET_CHILD_SUBREAPER, 1) == 0);
@@ -165,7 +165,7 @@ TEST_CASE("a fork bomb is rejected, its children die with the evaluation, "
 TEST_CASE("a kernel's process that escapes with setsid and a double fork is "
           "rejected and dies with the evaluation") {
   auto dir = make_temp_dir();
-  auto pid_file = dir.path() / "pids";
+  auto pid_file = kernel_writable_file(dir, "pids");
   auto dev = make_device(fast_options(dir));
   auto result = dev->evaluate(sgemm_task({gemm_workload(8, 8, 8)}),
     make_candidate("escape", escaping_process(pid_file.string())), 1);

@@ -88,6 +88,20 @@ scratch_dir make_temp_dir() {
   return std::move(*dir);
 }
 
+std::filesystem::path kernel_writable_file(
+  const scratch_dir& dir, const std::string& name) {
+  namespace fs = std::filesystem;
+  fs::permissions(dir.path(), fs::perms::owner_all | fs::perms::group_read
+                                | fs::perms::group_exec | fs::perms::others_read
+                                | fs::perms::others_exec);
+  auto file = dir.path() / name;
+  std::ofstream{file}.flush();
+  fs::permissions(file, fs::perms::owner_read | fs::perms::owner_write
+                          | fs::perms::group_read | fs::perms::group_write
+                          | fs::perms::others_read | fs::perms::others_write);
+  return file;
+}
+
 cpu_options fast_options(const scratch_dir& work_dir) {
   cpu_options opts;
   opts.runner_path = EAT_RUNNER_PATH;

@@ -51,6 +51,13 @@ candidate make_candidate(std::string id, std::string source);
 /// A fresh temporary directory under the system temp dir.
 scratch_dir make_temp_dir();
 
+/// Makes `name` in `dir` a file that kernel code may write: run by root,
+/// the runner runs kernels as an unprivileged user ([devices.cpu] run_as,
+/// devices/runner/drop_root.hpp), so `dir` becomes traversable and the
+/// file writable by anyone.
+std::filesystem::path kernel_writable_file(
+  const scratch_dir& dir, const std::string& name);
+
 /// Options for quick tests: the built eat-runner, 3 samples, 10 ms.
 cpu_options fast_options(const scratch_dir& work_dir);
 

@@ -85,6 +85,7 @@ TEST_CASE("a configuration with only run.task gets every default") {
   CHECK(cfg->cpu.compile_timeout_s == cpu.compile_timeout_s);
   CHECK(cfg->cpu.eval_timeout_s == cpu.eval_timeout_s);
   CHECK(cfg->cpu.address_space_mib == cpu.address_space_mib);
+  CHECK(cfg->cpu.run_as == "nobody");
   CHECK(cfg->cpu.core == -1);
   CHECK(cfg->cpu.runner_path.empty());
   eat::devices::timing_options timing;
@@ -138,6 +139,7 @@ TEST_CASE("every key of a full configuration is read") {
   CHECK(cfg->cpu.compile_timeout_s == 30);
   CHECK(cfg->cpu.eval_timeout_s == 12.5);
   CHECK(cfg->cpu.address_space_mib == 2048);
+  CHECK(cfg->cpu.run_as == "daemon");
   CHECK(cfg->timing.warmup == 3);
   CHECK(cfg->timing.min_samples == 20);
   CHECK(cfg->timing.min_time_s == 0);
@@ -271,6 +273,7 @@ TEST_CASE("values out of range are rejected with the range") {
     {"devices.cpu", "compile_timeout_s", "0", "a number > 0"},
     {"devices.cpu", "eval_timeout_s", "-1.5", "a number > 0, got float -1.5"},
     {"devices.cpu", "address_space_mib", "63", "an integer in [64, 16777216]"},
+    {"devices.cpu", "run_as", "0", "a string, got 0"},
     {"timing", "warmup", "100001", "an integer in [0, 100000]"},
     {"timing", "min_samples", "0", "an integer in [1, 1000000]"},
     {"timing", "min_time_s", "-0.1", "a number >= 0, got float -0.1"},

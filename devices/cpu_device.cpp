@@ -343,6 +343,26 @@ std::vector<int> cores_besides(const std::vector<int>& taken) {
   return rest.empty() ? all : rest;
 }
 
+core_plan plan_cores(const std::vector<int>& timed, bool gpus) {
+  core_plan plan;
+  auto rest = cores_besides(timed);
+  if (rest.empty())
+    return plan;
+  plan.gpu_host = rest.back();
+  plan.compile = rest;
+  if (!gpus)
+    return plan;
+  auto taken = timed;
+  taken.push_back(plan.gpu_host);
+  auto fewer = cores_besides(taken);
+  bool timed_core = std::any_of(fewer.begin(), fewer.end(), [&](int core) {
+    return std::find(timed.begin(), timed.end(), core) != timed.end();
+  });
+  if (!timed_core)
+    plan.compile = std::move(fewer);
+  return plan;
+}
+
 std::string pin_thread(const std::vector<int>& cores) {
   if (cores.empty())
     return {};

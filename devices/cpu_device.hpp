@@ -33,6 +33,20 @@ caf::expected<int> resolve_core(int requested);
 /// time on); all of them when that would leave none.
 std::vector<int> cores_besides(const std::vector<int>& taken);
 
+/// Where the work beside the CPU devices' timing goes.
+struct core_plan {
+  /// The core GPU runners' host threads are pinned to: the last core no
+  /// CPU device times on (the last core when they take every one).
+  int gpu_host = -1;
+  /// The compile workers' cores: those of neither the CPU devices nor
+  /// `gpu_host`, else those besides the CPU devices' (cores_besides).
+  std::vector<int> compile;
+};
+
+/// Plans the cores around `timed`, the CPU devices' cores; `gpus`: whether
+/// GPU devices take `gpu_host` (else the compile workers may).
+core_plan plan_cores(const std::vector<int>& timed, bool gpus);
+
 /// Restricts the calling thread to `cores`; the processes it starts from
 /// then on inherit the mask. Does nothing for an empty list. Returns "" or
 /// why it failed.

@@ -1,5 +1,6 @@
 #include "runtime/session.hpp"
 
+#include <algorithm>
 #include <csignal>
 #include <fstream>
 #include <optional>
@@ -74,8 +75,20 @@ private:
   std::thread thread_;
 };
 
-/// Adds the GPUs of the enabled backends; a backend without a usable GPU is
-/// reported in `warnings` and the run goes on with the other devices.
+/// The cores of the CPU devices: [devices.cpu] cores, else the last ones.
+std::vector<int> cpu_device_cores(const config& cfg) {
+  auto cores = static_cast<int>(std::thread::hardware_concurrency());
+  std::vector<int> out;
+  for (uint32_t i = 0; i < cfg.cpu_slots; ++i)
+    out.push_back(i < cfg.cpu_cores.size() ? cfg.cpu_cores[i]
+                                           : std::max(cores - 1 - int(i), 0));
+  return out;
+}
+
+/// Adds the GPUs of the enabled backends, their runners' host threads on a
+/// core no CPU device times on where there is one (plan_cores); a backend
+/// without a usable GPU is reported in `warnings` and the run goes on with
+/// the other devices.
 void add_gpu_devices(const config& cfg, const run_dir& dir,
                      std::vector<std::shared_ptr<devices::device>>& out,
                      std::string& warnings) {
@@ -93,6 +106,7 @@ void add_gpu_devices(const config& cfg, const run_dir& dir,
       = (executable_dir() / (std::string{"eat-"} + name + "-runner")).string();
     opts.work_dir = (dir.work_dir() / name).string();
     opts.timing = gpu_timing(cfg);
+    opts.core = devices::plan_cores(cpu_device_cores(cfg), true).gpu_host;
     auto devs = devices::make_gpu_devices(name, opts);
     if (!devs) {
       warnings += std::string{"warning: no "} + name
@@ -103,16 +117,6 @@ void add_gpu_devices(const config& cfg, const run_dir& dir,
     for (auto& d : *devs)
       out.emplace_back(std::move(d));
   }
-}
-
-/// The cores of the CPU devices: [devices.cpu] cores, else the last ones.
-std::vector<int> cpu_device_cores(const config& cfg) {
-  auto cores = static_cast<int>(std::thread::hardware_concurrency());
-  std::vector<int> out;
-  for (uint32_t i = 0; i < cfg.cpu_slots; ++i)
-    out.push_back(i < cfg.cpu_cores.size() ? cfg.cpu_cores[i]
-                                           : std::max(cores - 1 - int(i), 0));
-  return out;
 }
 
 caf::expected<std::vector<std::shared_ptr<devices::device>>> make_devices(
@@ -142,6 +146,14 @@ caf::expected<std::vector<std::shared_ptr<devices::device>>> make_devices(
     out.emplace_back(devices::make_sim_device("sim" + std::to_string(i), sim));
   }
   return out;
+}
+
+/// Whether any of `devs` is a GPU (its runner's host thread takes a core).
+bool has_gpu(const std::vector<std::shared_ptr<devices::device>>& devs) {
+  return std::any_of(devs.begin(), devs.end(), [](const auto& d) {
+    auto kind = d->caps().kind;
+    return kind == "cuda" || kind == "hip";
+  });
 }
 
 /// "pool of cpu0, cpu1": what evaluation_started events name as device.
@@ -264,7 +276,8 @@ exit_code run_session(
   // device, and it gives each device exclusive slices (docs/harness.md).
   pool_options pool_opts;
   pool_opts.compile_workers = in.cfg.pool.compile_workers;
-  pool_opts.compile_cores = devices::cores_besides(cpu_device_cores(in.cfg));
+  pool_opts.compile_cores
+    = devices::plan_cores(cpu_device_cores(in.cfg), has_gpu(*devs)).compile;
   pool_opts.ahead = in.cfg.pool.ahead;
   pool_opts.slice_timeout_s = in.cfg.pool.slice_timeout_s;
   pool_opts.drain_after = in.cfg.pool.drain_after;

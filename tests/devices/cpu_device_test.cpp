@@ -209,6 +209,46 @@ TEST_CASE("the cores besides the devices' are those left of the process's, "
   }
 }
 
+TEST_CASE("GPU runners' host thread gets the last core no CPU device times "
+          "on, and the compile workers the cores of neither") {
+  auto all = cores_besides({});
+  REQUIRE(!all.empty());
+  auto last = all.back();
+  // No GPU: the compile workers keep off the CPU devices' cores alone.
+  auto cpu_only = plan_cores({last}, false);
+  CHECK(cpu_only.compile == cores_besides({last}));
+  auto mixed = plan_cores({last}, true);
+  if (all.size() == 1) {
+    // One core: everything shares it.
+    CHECK(mixed.gpu_host == last);
+    CHECK(mixed.compile == all);
+    return;
+  }
+  auto gpu = all[all.size() - 2];
+  CHECK(mixed.gpu_host == gpu);
+  if (all.size() == 2) {
+    // No third core: the GPU host thread and the compile workers share the
+    // core that is not timed on.
+    CHECK(mixed.compile == std::vector<int>{gpu});
+  } else {
+    CHECK(mixed.compile.size() == all.size() - 2);
+    CHECK(std::find(mixed.compile.begin(), mixed.compile.end(), gpu)
+          == mixed.compile.end());
+    CHECK(std::find(mixed.compile.begin(), mixed.compile.end(), last)
+          == mixed.compile.end());
+  }
+  // CPU devices on every core: the GPU host thread takes the last one, and
+  // the compile workers every core, as cores_besides says.
+  auto full = plan_cores(all, true);
+  CHECK(full.gpu_host == last);
+  CHECK(full.compile == all);
+  // Only GPUs: the last core is the host thread's.
+  auto gpus_only = plan_cores({}, true);
+  CHECK(gpus_only.gpu_host == last);
+  CHECK(std::find(gpus_only.compile.begin(), gpus_only.compile.end(), last)
+        == gpus_only.compile.end());
+}
+
 TEST_CASE("a thread pinned to cores starts processes that run only there") {
   auto first = cores_besides({}).front();
   std::string why;

@@ -32,6 +32,7 @@ int main() {
   reply.pid_isolated = sandbox.pid_isolated;
   reply.tasks_capped = sandbox.tasks_capped;
   reply.core = sandbox.core;
+  reply.kernel_uid = sandbox.kernel_uid;
   write_reply_bytes(program, eat::wire::encode(reply));
   // _exit: no destructors of kernel code or of the GPU runtime may run (or
   // write to fd 4) after the reply; the driver reclaims the context.

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include <sched.h>
 #include <sys/prctl.h>
@@ -61,15 +62,13 @@ std::string pin(int32_t core) {
 
 /// The real user id of process `dir` (/proc/<pid>), which RLIMIT_NPROC
 /// counts by; the directory's owner is root for a non-dumpable process.
-bool real_uid_of(const fs::path& dir, uid_t& uid) {
+std::optional<uid_t> real_uid_of(const fs::path& dir) {
   std::ifstream in{dir / "status"};
   std::string line;
   while (std::getline(in, line))
-    if (line.rfind("Uid:", 0) == 0) {
-      uid = static_cast<uid_t>(std::strtoul(line.c_str() + 4, nullptr, 10));
-      return true;
-    }
-  return false;
+    if (line.rfind("Uid:", 0) == 0)
+      return static_cast<uid_t>(std::strtoul(line.c_str() + 4, nullptr, 10));
+  return std::nullopt;
 }
 
 } // namespace
@@ -81,9 +80,8 @@ uint64_t user_task_count() {
   for (fs::directory_iterator it{"/proc", ec}, end; !ec && it != end;
        it.increment(ec)) {
     auto name = it->path().filename().string();
-    uid_t owner = 0;
     if (name.empty() || name.find_first_not_of("0123456789") != name.npos
-        || !real_uid_of(it->path(), owner) || owner != uid)
+        || real_uid_of(it->path()) != uid)
       continue;
     std::error_code task_ec;
     for (fs::directory_iterator task{it->path() / "task", task_ec};

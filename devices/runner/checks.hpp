@@ -187,12 +187,31 @@ bool in_own_pid_namespace();
 /// runtimes (microsecond resolution).
 int64_t process_cpu_ns();
 
-/// Returns the CPU time used by everything but the calling thread: the
-/// process's other threads (live or gone) and the child processes it has
-/// reaped. The runner does all its work on one thread and starts no
-/// processes, so what this gains over an interval is a kernel's hidden work,
-/// whether it overlapped the kernel's own call or ran beside the baseline's.
-int64_t other_cpu_ns();
+/// The CPU time used by everything but the calling thread: the process's
+/// other threads (live or gone) and the child processes it has reaped. The
+/// runner does all its work on one thread and starts no processes, so what
+/// this gains over an interval is a kernel's hidden work, whether it
+/// overlapped the kernel's own call or ran beside the baseline's.
+///
+/// The process and the calling thread cannot be read at one instant, so the
+/// thread is read just before and just after the process: `least` and
+/// `most` bound the others' time. Whatever the calling thread does between
+/// the reads (a stall of the virtual machine counts as its CPU time, 1.9 and
+/// 8 ms were seen) widens the bounds and never counts as the others'.
+struct other_cpu {
+  int64_t least = 0;
+  int64_t most = 0;
+};
+
+/// Reads the bounds now.
+other_cpu other_cpu_now();
+
+/// The least CPU time everything but the calling thread can have used
+/// from `before` to `after`.
+inline int64_t other_cpu_between(const other_cpu& before,
+                                 const other_cpu& after) {
+  return after.least - before.most;
+}
 
 /// Detail of a kernel whose other threads or reaped child processes used
 /// `ns` of CPU time during its timed calls, or "" if that is within the

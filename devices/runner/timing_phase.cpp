@@ -122,9 +122,9 @@ bool sampling_done(
 
 /// Checks what the timed calls left behind: processes, threads, the CPU
 /// time gate, guard zones and the outputs of the last (partial) block.
-/// `other_cpu` is other_cpu_ns() before the warm-up.
+/// `other` is other_cpu_now() before the warm-up.
 timing_outcome verify_timed(const harness_context& ctx, const problem& p,
-  const workload& w, std::vector<input_set>& sets, int64_t other_cpu,
+  const workload& w, std::vector<input_set>& sets, const other_cpu& other,
   timing_outcome result);
 
 } // namespace
@@ -140,7 +140,7 @@ timing_outcome time_workload(
     workload_seed);
   result.input_sets = static_cast<uint32_t>(sets.size());
   auto flush = flushes(ctx.rotation, sets.size(), result.set_bytes);
-  auto other_cpu = other_cpu_ns();
+  auto other = other_cpu_now();
   for (uint32_t i = 0; i < ctx.timing.warmup; ++i) {
     auto& set = sets[i % sets.size()];
     time_one(p, ctx.baseline, set, set.baseline_out, false);
@@ -170,13 +170,13 @@ timing_outcome time_workload(
     if (sampling_done(ctx.timing, stats, elapsed))
       break;
   }
-  return verify_timed(ctx, p, w, sets, other_cpu, std::move(result));
+  return verify_timed(ctx, p, w, sets, other, std::move(result));
 }
 
 namespace {
 
 timing_outcome verify_timed(const harness_context& ctx, const problem& p,
-  const workload& w, std::vector<input_set>& sets, int64_t other_cpu,
+  const workload& w, std::vector<input_set>& sets, const other_cpu& other,
   timing_outcome result) {
   auto fail = [&](eval_status status, std::string why) {
     result.status = status;
@@ -189,7 +189,8 @@ timing_outcome verify_timed(const harness_context& ctx, const problem& p,
     return fail(
       eval_status::rejected, "hidden threads: " + std::to_string(n - 1)
                                + " extra thread(s) still running");
-  if (auto why = hidden_work_text(other_cpu_ns() - other_cpu); !why.empty())
+  auto hidden = other_cpu_between(other, other_cpu_now());
+  if (auto why = hidden_work_text(hidden); !why.empty())
     return fail(eval_status::rejected, std::move(why));
   if (shows_hidden_threads(result.candidate_cpu_ns, result.candidate_wall_ns,
         result.candidate_ns.size()))

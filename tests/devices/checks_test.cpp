@@ -160,23 +160,24 @@ void spin_for_cpu(int64_t ns) {
 
 } // namespace
 
-TEST_CASE("other_cpu_ns counts the work of other threads and reaped child "
+TEST_CASE("other_cpu counts the work of other threads and reaped child "
           "processes, not the calling thread's") {
-  auto before = other_cpu_ns();
+  auto before = other_cpu_now();
+  CHECK(before.least <= before.most);
   spin_for_cpu(20'000'000);
-  CHECK(other_cpu_ns() - before < 1'000'000);
-  CHECK(hidden_work_text(other_cpu_ns() - before).empty());
+  CHECK(other_cpu_between(before, other_cpu_now()) < 1'000'000);
+  CHECK(hidden_work_text(other_cpu_between(before, other_cpu_now())).empty());
 
-  before = other_cpu_ns();
+  before = other_cpu_now();
   std::thread worker{[] { spin_for_cpu(5'000'000); }};
   worker.join();
-  auto threads = other_cpu_ns() - before;
+  auto threads = other_cpu_between(before, other_cpu_now());
   CHECK(threads >= 4'900'000);
   CHECK(hidden_work_text(threads).find("hidden threads: other threads or "
                                        "child processes used ")
         == 0);
 
-  before = other_cpu_ns();
+  before = other_cpu_now();
   auto pid = ::fork();
   REQUIRE(pid >= 0);
   if (pid == 0) {
@@ -185,7 +186,22 @@ TEST_CASE("other_cpu_ns counts the work of other threads and reaped child "
   }
   int status = 0;
   REQUIRE(::waitpid(pid, &status, 0) == pid);
-  CHECK(other_cpu_ns() - before >= 4'900'000);
+  CHECK(other_cpu_between(before, other_cpu_now()) >= 4'900'000);
+}
+
+TEST_CASE("a stall between the reads of the thread and the process widens "
+          "the bounds and counts as no other thread's work") {
+  // An 8 ms stall after the process's read counts as the calling thread's
+  // CPU time in the thread's second read: the start's least is 8 ms low.
+  // Taken alone (process minus thread, as the gate once did), it made 8 ms
+  // of hidden work appear; the bound the gate uses, most, is unaffected.
+  other_cpu start{-8'000'000, 0};
+  other_cpu end{0, 0};
+  CHECK(other_cpu_between(start, end) == 0);
+  CHECK(hidden_work_text(other_cpu_between(start, end)).empty());
+  // Another thread's 5 ms still counts in full.
+  CHECK(other_cpu_between(start, other_cpu{5'000'000, 5'000'000})
+        == 5'000'000);
 }
 
 TEST_CASE("other threads' CPU time within 1 ms is clock rounding, beyond it "

@@ -46,10 +46,12 @@ std::string short_number(double x) {
   return buf;
 }
 
-/// How a CPU evaluation is measured (BENCHMARK-PROTOCOL.md section 5).
+/// How a CPU evaluation is measured (BENCHMARK-PROTOCOL.md section 5);
+/// `reply` (null if the runner gave none) says how it was sandboxed.
 std::string measurement_method(
-  const timing_options& t, bool network_isolated, bool pid_isolated,
-  bool tasks_capped, int64_t kernel_uid) {
+  const timing_options& t, const runner_reply* reply) {
+  runner_reply none;
+  const auto& r = reply != nullptr ? *reply : none;
   return "cpu: steady_clock around each call; baseline and candidate "
          "interleaved in random order; input sets rotated (> max(2x LLC, "
          "32 MiB), up to 128 MiB, inputs flushed from the caches where the "
@@ -60,14 +62,17 @@ std::string measurement_method(
          + short_number(t.max_rel_se) + ", or after "
          + short_number(t.max_time_s) + " s; speedup of medians with a "
          + "paired bootstrap 95% CI; network "
-         + (network_isolated ? "isolated" : "not isolated")
-         + (pid_isolated ? "; kernel processes in their own PID namespace"
-                         : "; kernel processes in the host's PID namespace")
-         + (tasks_capped ? "; tasks capped by a pids cgroup"
-                         : "; tasks capped by RLIMIT_NPROC alone")
-         + (kernel_uid == 0 ? "; kernel code run as root"
-                            : "; kernel code run as uid "
-                                + std::to_string(kernel_uid));
+         + (r.network_isolated ? "isolated" : "not isolated")
+         + (r.pid_isolated ? "; kernel processes in their own PID namespace"
+                           : "; kernel processes in the host's PID namespace")
+         + (r.tasks_capped ? "; tasks capped by a pids cgroup"
+                           : "; tasks capped by RLIMIT_NPROC alone")
+         + (r.cgroup_cpu_time
+              ? "; hidden work counted over the evaluation's cgroup"
+              : "; hidden work counted by getrusage")
+         + (r.kernel_uid == 0
+              ? "; kernel code run as root"
+              : "; kernel code run as uid " + std::to_string(r.kernel_uid));
 }
 
 /// "peak ~X GFLOP/s, ~Y GB/s", the figures the speed-of-light gate uses.
@@ -236,12 +241,9 @@ eval_result cpu_device::run(const task_spec& task, const candidate& c,
     return fail(eval_status::runtime_error,
       "cannot run the candidate: " + render(run.error()));
   result.run_s = run->seconds;
-  result.method = measurement_method(opts_.timing,
-                    run->reply && run->reply->network_isolated,
-                    run->reply && run->reply->pid_isolated,
-                    run->reply && run->reply->tasks_capped,
-                    run->reply ? run->reply->kernel_uid : -1)
-                  + "; speed-of-light gate: " + peak_text(peak_);
+  result.method
+    = measurement_method(opts_.timing, run->reply ? &*run->reply : nullptr)
+      + "; speed-of-light gate: " + peak_text(peak_);
   if (!run->reply)
     return fail(run->status, std::move(run->detail));
   auto scored = apply_speed_of_light(

@@ -45,7 +45,7 @@ EAT_DESCRIBE(gpu_runner_request, nonce, kind, dtype, atol, rtol, matched_ratio,
   max_error, deterministic, workloads, reference_so, baseline_so, candidate_so,
   seed, timing, core, limits, backend, gpu, identity)
 EAT_DESCRIBE(gpu_runner_reply, nonce, status, detail, workloads,
-  network_isolated, pid_isolated, tasks_capped, core, kernel_uid, gpu_name,
-  gpu_notes, flush_bytes)
+  network_isolated, pid_isolated, tasks_capped, core, kernel_uid,
+  cgroup_cpu_time, gpu_name, gpu_notes, flush_bytes)
 
 } // namespace eat::devices

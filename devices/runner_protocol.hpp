@@ -115,18 +115,22 @@ struct runner_reply {
   int32_t core = -1;
   /// The real user id the kernel code ran as (0: root).
   int64_t kernel_uid = -1;
+  /// Whether the hidden-work check counted the CPU time of the
+  /// evaluation's cgroup (every process of the kernel, whoever reaped it)
+  /// rather than getrusage (the runner's threads and the children it
+  /// reaped). The GPU runners have no such check: false.
+  bool cgroup_cpu_time = false;
 };
 
-EAT_DESCRIBE(
-  runner_limits, address_space_mib, cpu_s, file_size_mib, extra_tasks,
-  run_as_uid, run_as_gid)
+EAT_DESCRIBE(runner_limits, address_space_mib, cpu_s, file_size_mib,
+  extra_tasks, run_as_uid, run_as_gid)
 EAT_DESCRIBE(runner_request, nonce, kind, dtype, atol, rtol, matched_ratio,
   max_error, deterministic, workloads, reference_so, baseline_so, candidate_so,
   seed, timing, core, limits)
 EAT_DESCRIBE(workload_report, workload, status, detail, max_abs_error,
-  max_rel_error, baseline_ns, candidate_ns, candidate_cpu_ns, candidate_wall_ns, input_sets,
-  set_bytes)
+  max_rel_error, baseline_ns, candidate_ns, candidate_cpu_ns, candidate_wall_ns,
+  input_sets, set_bytes)
 EAT_DESCRIBE(runner_reply, nonce, status, detail, workloads, network_isolated,
-  pid_isolated, tasks_capped, core, kernel_uid)
+  pid_isolated, tasks_capped, core, kernel_uid, cgroup_cpu_time)
 
 } // namespace eat::devices

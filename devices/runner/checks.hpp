@@ -49,12 +49,12 @@ public:
   }
 
   /// The output as elements of `T` (which must match the dtype's size).
-  template <class T>
+  template<class T>
   T* as() {
     return static_cast<T*>(data());
   }
 
-  template <class T>
+  template<class T>
   const T* as() const {
     return static_cast<const T*>(data());
   }
@@ -188,23 +188,36 @@ bool in_own_pid_namespace();
 int64_t process_cpu_ns();
 
 /// The CPU time used by everything but the calling thread: the process's
-/// other threads (live or gone) and the child processes it has reaped. The
-/// runner does all its work on one thread and starts no processes, so what
-/// this gains over an interval is a kernel's hidden work, whether it
-/// overlapped the kernel's own call or ran beside the baseline's.
+/// other threads (live or gone) and the child processes it has reaped, or,
+/// once count_cpu_in_cgroup() was called, every task of the evaluation's
+/// cgroup (a grandchild that escaped with setsid and a double fork and was
+/// reaped by the PID namespace's init too). The runner does all its work on
+/// one thread and starts no processes, so what this gains over an interval
+/// is a kernel's hidden work, whether it overlapped the kernel's own call
+/// or ran beside the baseline's.
 ///
-/// The process and the calling thread cannot be read at one instant, so the
-/// thread is read just before and just after the process: `least` and
+/// The process (or cgroup) and the calling thread cannot be read at one
+/// instant, so the thread is read just before and just after: `least` and
 /// `most` bound the others' time. Whatever the calling thread does between
 /// the reads (a stall of the virtual machine counts as its CPU time, 1.9 and
 /// 8 ms were seen) widens the bounds and never counts as the others'.
 struct other_cpu {
   int64_t least = 0;
   int64_t most = 0;
+  /// Empty, or why the cgroup's CPU time could not be read (the bounds are
+  /// then 0).
+  std::string error;
 };
 
 /// Reads the bounds now.
 other_cpu other_cpu_now();
+
+/// Makes other_cpu_now() read the evaluation's CPU time from `file`, a
+/// cgroup's CPU-time file (devices/runner/cgroups.hpp; `v2` says which
+/// format), from now on. Called once by the sandbox, before kernel code is
+/// loaded. The reading thread's own time is included there since it joined
+/// the cgroup at its start, as the waiter's and init's (idle) time is.
+void count_cpu_in_cgroup(const std::string& file, bool v2);
 
 /// The least CPU time everything but the calling thread can have used
 /// from `before` to `after`.

@@ -30,6 +30,7 @@ int main() {
   reply.tasks_capped = sandbox.tasks_capped;
   reply.core = sandbox.core;
   reply.kernel_uid = sandbox.kernel_uid;
+  reply.cgroup_cpu_time = sandbox.cgroup_cpu_time;
   write_reply_bytes(program, eat::wire::encode(reply));
   // _exit: no static destructors or atexit handlers of kernel code may run
   // (or write to fd 4) after the reply.

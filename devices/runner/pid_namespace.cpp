@@ -44,7 +44,7 @@ pid_t wait_for(pid_t pid, int& status) {
 /// status comes from init on `from_init`), or as init did if init was
 /// killed before it could tell.
 [[noreturn]] void run_waiter(
-  pid_t init, int from_init, const pids_cgroup& cgroup) {
+  pid_t init, int from_init, const std::vector<runner_cgroup>& cgroups) {
   // A re-raised SIGSEGV must not leave a core file. (The waiter keeps the
   // protocol's pipes open but never uses them; it ends right after the
   // worker.)
@@ -53,8 +53,14 @@ pid_t wait_for(pid_t pid, int& status) {
   int status = 0;
   if (wait_for(init, status) < 0)
     ::_exit(lost_status);
-  // Every process of the namespace is gone or going: its cgroup can go.
-  leave_pids_cgroup(cgroup);
+  // Every process of the namespace is gone or going: its cgroups can go.
+  for (size_t i = 0; i < cgroups.size(); ++i) {
+    bool seen = false; // under cgroup v2 one cgroup can serve twice
+    for (size_t j = 0; j < i; ++j)
+      seen = seen || cgroups[j].dir == cgroups[i].dir;
+    if (!seen)
+      leave_cgroup(cgroups[i]);
+  }
   int worker = 0;
   ssize_t n;
   do
@@ -88,7 +94,8 @@ std::string failure(const char* what) {
 
 } // namespace
 
-pid_namespace_result enter_pid_namespace(const pids_cgroup& cgroup) {
+pid_namespace_result enter_pid_namespace(
+  const std::vector<runner_cgroup>& cgroups) {
   pid_namespace_result result;
   if (::unshare(CLONE_NEWPID) != 0)
     return result;
@@ -104,7 +111,7 @@ pid_namespace_result enter_pid_namespace(const pids_cgroup& cgroup) {
   }
   if (init > 0) {
     ::close(status_pipe[1]);
-    run_waiter(init, status_pipe[0], cgroup);
+    run_waiter(init, status_pipe[0], cgroups);
   }
   // Init: dies with the waiter (a deadline's SIGKILL of the process
   // group reaches all three anyway).

@@ -20,8 +20,9 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
-#include "devices/runner/pids_cgroup.hpp"
+#include "devices/runner/cgroups.hpp"
 
 namespace eat::devices {
 
@@ -38,7 +39,8 @@ struct pid_namespace_result {
 
 /// Moves the rest of the runner into a new PID namespace, returning in the
 /// worker; the waiter and init never return from it. The waiter leaves
-/// and removes `cgroup` (when it has a directory) once init has ended.
-pid_namespace_result enter_pid_namespace(const pids_cgroup& cgroup = {});
+/// and removes `cgroups` (those with a directory) once init has ended.
+pid_namespace_result enter_pid_namespace(
+  const std::vector<runner_cgroup>& cgroups = {});
 
 } // namespace eat::devices

@@ -1,9 +1,10 @@
 #include "devices/runner/sandbox.hpp"
 
 #include "devices/cpu_device.hpp"
+#include "devices/runner/cgroups.hpp"
+#include "devices/runner/checks.hpp"
 #include "devices/runner/drop_root.hpp"
 #include "devices/runner/pid_namespace.hpp"
-#include "devices/runner/pids_cgroup.hpp"
 
 #include <cerrno>
 #include <csignal>
@@ -110,13 +111,19 @@ sandbox_report apply_sandbox(const runner_limits& limits, int32_t core,
   report.network_isolated = ::unshare(CLONE_NEWNET) == 0;
   // Likewise: the cgroup's cap counts the namespace's init, this process
   // (the waiter, which leaves the cgroup at the end) and the worker.
-  auto cgroup = enter_pids_cgroup(3 + limits.extra_tasks);
-  report.tasks_capped = !cgroup.dir.empty();
+  auto pids_cg = enter_pids_cgroup(3 + limits.extra_tasks);
+  report.tasks_capped = !pids_cg.dir.empty();
+  // Likewise: the CPU time of every process of the evaluation.
+  auto cpu_cg = enter_cpu_cgroup(pids_cg);
   // Likewise; from here on this is the namespace's worker process.
-  auto pids = enter_pid_namespace(cgroup);
+  auto pids = enter_pid_namespace({pids_cg, cpu_cg});
   if (report.error = pids.error; !report.error.empty())
     return report;
   report.pid_isolated = pids.isolated;
+  if (!cpu_cg.dir.empty()) {
+    count_cpu_in_cgroup(cpu_time_file(cpu_cg), cpu_cg.v2);
+    report.cgroup_cpu_time = true;
+  }
   if (report.error = pin(core); !report.error.empty())
     return report;
   report.core = core;

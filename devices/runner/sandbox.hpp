@@ -2,9 +2,10 @@
 // do to themselves after reading the request and before loading any kernel
 // code or touching a GPU (docs/harness.md, "Sandbox"). Its own process
 // group, resource limits, no new privileges, death with its parent, a
-// private network namespace, a PID namespace and a pids cgroup of its own
-// where permitted, one pinned core, and for the CPU runner started by
-// root, an unprivileged user for the kernel. The GPU
+// private network namespace, a PID namespace and cgroups of its own (a cap
+// on tasks, the CPU time of all of them) where permitted, one pinned core,
+// and for the CPU runner started by root, an unprivileged user for the
+// kernel. The GPU
 // runners go without RLIMIT_AS, which the GPU runtimes cannot live with
 // (they reserve hundreds of GiB of virtual address space for unified
 // addressing; device memory is bounded by the GPU and owned by the
@@ -33,9 +34,13 @@ struct sandbox_report {
   /// (devices/runner/pid_namespace.hpp; it needs privileges too).
   bool pid_isolated = false;
   /// Whether the runner's tasks are capped by a pids cgroup of its own
-  /// (devices/runner/pids_cgroup.hpp; root can make one, and only that
+  /// (devices/runner/cgroups.hpp; root can make one, and only that
   /// caps root, which RLIMIT_NPROC does not).
   bool tasks_capped = false;
+  /// Whether the hidden-work check reads the CPU time of a cgroup of the
+  /// evaluation's own (devices/runner/cgroups.hpp), which counts every
+  /// process of the kernel, rather than getrusage.
+  bool cgroup_cpu_time = false;
   /// The core the process is pinned to.
   int32_t core = -1;
   /// The real user id kernel code runs as (devices/runner/drop_root.hpp).

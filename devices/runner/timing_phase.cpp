@@ -189,8 +189,11 @@ timing_outcome verify_timed(const harness_context& ctx, const problem& p,
     return fail(
       eval_status::rejected, "hidden threads: " + std::to_string(n - 1)
                                + " extra thread(s) still running");
-  auto hidden = other_cpu_between(other, other_cpu_now());
-  if (auto why = hidden_work_text(hidden); !why.empty())
+  const auto now = other_cpu_now();
+  for (const auto* read : {&other, &now})
+    if (!read->error.empty())
+      return fail(eval_status::rejected, "hidden threads: " + read->error);
+  if (auto why = hidden_work_text(other_cpu_between(other, now)); !why.empty())
     return fail(eval_status::rejected, std::move(why));
   if (shows_hidden_threads(result.candidate_cpu_ns, result.candidate_wall_ns,
         result.candidate_ns.size()))

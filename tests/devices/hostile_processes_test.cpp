@@ -101,6 +101,27 @@ std::string escaping_process(const std::string& pid_file) {
     "", pid_helper + "#include <sys/wait.h>\n");
 }
 
+/// A kernel that, on every call in the runner's PID namespace, starts a
+/// helper with CLONE_PARENT: a sibling that the namespace's init reaps, not
+/// the kernel, so no process check sees it and getrusage never counts it.
+/// The call returns once the helper has worked and been reaped.
+std::string helper_reaped_by_init() {
+  return naive_kernel(
+    "if (::getppid() == 1) {\n"
+    "  auto pid = static_cast<pid_t>(::syscall(SYS_clone,\n"
+    "    CLONE_PARENT | SIGCHLD, nullptr, nullptr, nullptr, nullptr));\n"
+    "  if (pid == 0) {\n"
+    "    for (volatile int x = 0; x < 2000000; x = x + 1) {}\n"
+    "    ::_exit(0);\n"
+    "  }\n"
+    "  while (pid > 0 && ::kill(pid, 0) == 0)\n"
+    "    ::sched_yield();\n"
+    "}",
+    "",
+    "#include <csignal>\n#include <sched.h>\n#include <sys/syscall.h>\n"
+    "#include <unistd.h>\n");
+}
+
 std::vector<pid_t> read_pids(const std::filesystem::path& file) {
   std::ifstream in{file};
   std::vector<pid_t> pids;
@@ -182,4 +203,24 @@ TEST_CASE("a kernel's process that escapes with setsid and a double fork is "
   CHECK(result.status == eval_status::rejected);
   CHECK(contains(result.detail, "child processes"));
   CHECK(process_gone(pids[0]));
+}
+
+TEST_CASE("a kernel whose helper process is reaped by the namespace's init, "
+          "not by the kernel, is rejected as hidden work") {
+  auto dir = make_temp_dir();
+  auto dev = make_device(fast_options(dir));
+  auto result = dev->evaluate(sgemm_task({gemm_workload(8, 8, 8)}),
+    make_candidate("sibling", helper_reaped_by_init()), 1);
+  INFO(result.detail << "; " << result.method);
+  if (!contains(result.method, "kernel processes in their own PID namespace")
+      || !contains(
+        result.method, "hidden work counted over the evaluation's cgroup")) {
+    // Unprivileged: no namespace, no cgroup; the kernel starts no helper.
+    WARN("no PID namespace or CPU-time cgroup here: " << result.method);
+    CHECK(::geteuid() != 0);
+    return;
+  }
+  CHECK(result.status == eval_status::rejected);
+  CHECK(contains(result.detail, "hidden threads: other threads or child "
+                                "processes used "));
 }

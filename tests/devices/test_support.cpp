@@ -5,6 +5,8 @@
 #include <iterator>
 #include <stdexcept>
 
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 
 #include "actors/protocol/error.hpp"
@@ -88,6 +90,22 @@ scratch_dir make_temp_dir() {
   return std::move(*dir);
 }
 
+std::vector<pid_t> fork_sleepers(int most) {
+  std::vector<pid_t> children;
+  for (int i = 0; i < most; ++i) {
+    pid_t child = ::fork();
+    if (child == 0) {
+      ::alarm(60);
+      for (;;)
+        ::pause();
+    }
+    if (child < 0)
+      break;
+    children.push_back(child);
+  }
+  return children;
+}
+
 std::filesystem::path kernel_writable_file(
   const scratch_dir& dir, const std::string& name) {
   namespace fs = std::filesystem;
@@ -154,8 +172,7 @@ bool process_gone(int pid) {
     return true;
   // "pid (comm) S ...": the state follows the last parenthesis.
   auto at = text.rfind(')');
-  return at != std::string::npos && at + 2 < text.size()
-         && text[at + 2] == 'Z';
+  return at != std::string::npos && at + 2 < text.size() && text[at + 2] == 'Z';
 }
 
 } // namespace eat::devices::test

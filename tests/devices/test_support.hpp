@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include <sys/types.h>
+
 #include "actors/protocol/candidate.hpp"
 #include "actors/protocol/task.hpp"
 #include "devices/device.hpp"
@@ -57,6 +59,11 @@ scratch_dir make_temp_dir();
 /// file writable by anyone.
 std::filesystem::path kernel_writable_file(
   const scratch_dir& dir, const std::string& name);
+
+/// Forks up to `most` children that sleep until killed (or until SIGALRM
+/// after 60 s, so that a cap that fails leaks no process for ever), and
+/// returns those forked before the first fork that failed.
+std::vector<pid_t> fork_sleepers(int most);
 
 /// Options for quick tests: the built eat-runner, 3 samples, 10 ms.
 cpu_options fast_options(const scratch_dir& work_dir);

@@ -1,4 +1,4 @@
-#include "devices/runner/pids_cgroup.hpp"
+#include "devices/runner/cgroups.hpp"
 
 #include <cerrno>
 #include <csignal>
@@ -6,6 +6,7 @@
 #include <ctime>
 #include <fstream>
 #include <sstream>
+#include <utility>
 #include <vector>
 
 #include <dirent.h>
@@ -55,9 +56,9 @@ struct mount {
   std::string root;
 };
 
-/// The mount of the cgroup v1 hierarchy with the pids controller, or of
-/// cgroup v2 (`v2` says which was found).
-bool find_mount(mount& m, bool& v2) {
+/// The mount of the cgroup v1 hierarchy with `controller`, or of cgroup v2
+/// (`v2` says which was found).
+bool find_mount(const std::string& controller, mount& m, bool& v2) {
   std::ifstream in{"/proc/self/mountinfo"};
   mount found_v2;
   bool have_v2 = false;
@@ -69,7 +70,7 @@ bool find_mount(mount& m, bool& v2) {
     auto tail = split(line.substr(dash + 3), ' ');
     if (head.size() < 5 || tail.size() < 3)
       continue;
-    if (tail[0] == "cgroup" && has_token(tail[2], "pids")) {
+    if (tail[0] == "cgroup" && has_token(tail[2], controller)) {
       m = {head[4], head[3]};
       v2 = false;
       return true;
@@ -84,9 +85,9 @@ bool find_mount(mount& m, bool& v2) {
   return have_v2;
 }
 
-/// This process's cgroup path in the hierarchy (v1: the line naming pids;
-/// v2: the "0::" line).
-std::string own_path(bool v2) {
+/// This process's cgroup path in the hierarchy (v1: the line naming
+/// `controller`; v2: the "0::" line).
+std::string own_path(const std::string& controller, bool v2) {
   std::ifstream in{"/proc/self/cgroup"};
   for (std::string line; std::getline(in, line);) {
     auto first = line.find(':');
@@ -94,7 +95,8 @@ std::string own_path(bool v2) {
     if (first == std::string::npos || second == std::string::npos)
       continue;
     auto controllers = line.substr(first + 1, second - first - 1);
-    if (v2 ? line.compare(0, 3, "0::") == 0 : has_token(controllers, "pids"))
+    if (v2 ? line.compare(0, 3, "0::") == 0
+           : has_token(controllers, controller))
       return line.substr(second + 1);
   }
   return {};
@@ -120,27 +122,60 @@ void remove_stale(const std::string& parent) {
   ::closedir(d);
 }
 
-} // namespace
-
-pids_cgroup enter_pids_cgroup(uint64_t max_tasks) {
-  pids_cgroup cg;
+/// The directory of this process's cgroup in the hierarchy of
+/// `controller` (v1) or in cgroup v2; empty, with `why_not`, if none.
+std::string own_dir(const std::string& controller, runner_cgroup& cg) {
   mount m;
-  bool v2 = false;
-  if (!find_mount(m, v2)) {
-    cg.why_not = "no cgroup file system with the pids controller";
-    return cg;
+  if (!find_mount(controller, m, cg.v2)) {
+    cg.why_not = "no cgroup file system with the " + controller + " controller";
+    return {};
   }
-  auto path = own_path(v2);
+  auto path = own_path(controller, cg.v2);
   if (path.empty()) {
     cg.why_not = "this process's cgroup is not in /proc/self/cgroup";
-    return cg;
+    return {};
   }
   // Below a mount of part of the hierarchy (a container), the path starts
   // with the mounted root.
   if (m.root != "/" && path.compare(0, m.root.size(), m.root) == 0)
     path = path.substr(m.root.size());
-  auto base = m.point + (path == "/" ? "" : path);
-  if (v2) {
+  return m.point + (path == "/" ? "" : path);
+}
+
+/// Makes eat-runner.<pid> in `base`, writes `settings` (file, value) into
+/// it and moves this process into it.
+void make_and_enter(const std::string& base,
+  const std::vector<std::pair<std::string, std::string>>& settings,
+  runner_cgroup& cg) {
+  remove_stale(base);
+  auto dir = base + "/" + prefix + std::to_string(::getpid());
+  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+    cg.why_not = "cannot create " + dir + ": " + std::strerror(errno);
+    return;
+  }
+  std::string why;
+  for (const auto& [file, value] : settings)
+    if (why.empty())
+      why = write_file(dir + "/" + file, value);
+  if (why.empty())
+    why = write_file(dir + "/cgroup.procs", std::to_string(::getpid()));
+  if (!why.empty()) {
+    ::rmdir(dir.c_str());
+    cg.why_not = why;
+    return;
+  }
+  cg.dir = dir;
+  cg.parent = base;
+}
+
+} // namespace
+
+runner_cgroup enter_pids_cgroup(uint64_t max_tasks) {
+  runner_cgroup cg;
+  auto base = own_dir("pids", cg);
+  if (base.empty())
+    return cg;
+  if (cg.v2) {
     std::ifstream controllers{base + "/cgroup.subtree_control"};
     std::string enabled;
     std::getline(controllers, enabled);
@@ -148,35 +183,50 @@ pids_cgroup enter_pids_cgroup(uint64_t max_tasks) {
     for (const auto& c : split(enabled, ' '))
       has_pids = has_pids || c == "pids";
     if (!has_pids) {
-      cg.why_not = "the pids controller is not enabled for "
-                   + base + "'s children";
+      cg.why_not
+        = "the pids controller is not enabled for " + base + "'s children";
       return cg;
     }
   }
-  remove_stale(base);
-  auto dir = base + "/" + prefix + std::to_string(::getpid());
-  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
-    cg.why_not = "cannot create " + dir + ": " + std::strerror(errno);
-    return cg;
-  }
-  std::string why = write_file(dir + "/pids.max", std::to_string(max_tasks));
-  if (why.empty())
-    why = write_file(dir + "/cgroup.procs", std::to_string(::getpid()));
-  if (!why.empty()) {
-    ::rmdir(dir.c_str());
-    cg.why_not = why;
-    return cg;
-  }
-  cg.dir = dir;
-  cg.parent = base;
+  make_and_enter(base, {{"pids.max", std::to_string(max_tasks)}}, cg);
   return cg;
 }
 
-std::string leave_pids_cgroup(const pids_cgroup& cg) {
+runner_cgroup enter_cpu_cgroup(const runner_cgroup& pids) {
+  runner_cgroup cg;
+  auto base = own_dir("cpuacct", cg);
+  if (base.empty())
+    return cg;
+  // Under v2 the pids cgroup, when there is one, is this process's.
+  if (cg.v2 && pids.v2 && !pids.dir.empty())
+    return pids;
+  make_and_enter(base, {}, cg);
+  return cg;
+}
+
+std::string cpu_time_file(const runner_cgroup& cg) {
+  return cg.dir + (cg.v2 ? "/cpu.stat" : "/cpuacct.usage");
+}
+
+int64_t parse_cgroup_cpu_ns(const std::string& text, bool v2) {
+  std::istringstream in{text};
+  if (!v2) {
+    int64_t ns = -1;
+    return in >> ns && ns >= 0 ? ns : -1;
+  }
+  std::string key;
+  int64_t value = 0;
+  while (in >> key >> value)
+    if (key == "usage_usec")
+      return value >= 0 ? value * 1000 : -1;
+  return -1;
+}
+
+std::string leave_cgroup(const runner_cgroup& cg) {
   if (cg.dir.empty())
     return {};
-  if (auto why = write_file(cg.parent + "/cgroup.procs",
-        std::to_string(::getpid()));
+  if (auto why
+      = write_file(cg.parent + "/cgroup.procs", std::to_string(::getpid()));
       !why.empty())
     return why;
   // The namespace's last processes may still be on their way out.

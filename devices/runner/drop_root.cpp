@@ -69,12 +69,20 @@ std::string drop_root(
     return {};
   if (gid < 0)
     return "no group id to run kernel code as";
+  // All copied, or none: the paths change only once every copy is made.
+  std::vector<int> copies;
   for (auto* path : code) {
     int fd = copy_to_memory(*path);
-    if (fd < 0)
-      return failure("cannot copy " + *path + " to memory");
-    *path = code_fd_prefix + std::to_string(fd);
+    if (fd < 0) {
+      auto why = failure("cannot copy " + *path + " to memory");
+      for (int copy : copies)
+        ::close(copy);
+      return why;
+    }
+    copies.push_back(fd);
   }
+  for (size_t i = 0; i < code.size(); ++i)
+    *code[i] = code_fd_prefix + std::to_string(copies[i]);
   // The kernel clears the parent-death signal when the ids change.
   int death_signal = 0;
   ::prctl(PR_GET_PDEATHSIG, &death_signal);

@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <pwd.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -24,6 +25,7 @@
 #include "actors/protocol/error.hpp"
 #include "devices/cpu_device.hpp"
 #include "devices/runner/drop_root.hpp"
+#include "devices/runner/sandbox.hpp"
 #include "tests/devices/test_support.hpp"
 
 using namespace eat;
@@ -56,7 +58,7 @@ bool not_root() {
 
 /// Forks a stand-in that enters `cwd` and runs `body`, whose return value
 /// (empty: all went as specified) comes back over a pipe.
-template <class Body>
+template<class Body>
 std::string in_child(const fs::path& cwd, Body body) {
   int fds[2];
   REQUIRE(::pipe(fds) == 0);
@@ -65,7 +67,7 @@ std::string in_child(const fs::path& cwd, Body body) {
   if (child == 0) {
     ::close(fds[0]);
     std::string said = ::chdir(cwd.c_str()) == 0 ? body() : "chdir failed";
-    (void) !::write(fds[1], said.data(), said.size());
+    (void)!::write(fds[1], said.data(), said.size());
     ::_exit(0);
   }
   ::close(fds[1]);
@@ -164,15 +166,49 @@ TEST_CASE("drop_root switches a root worker's user and group ids for good, "
   CHECK(said == "");
 }
 
+TEST_CASE("after drop_root, RLIMIT_NPROC set from user_task_count caps the "
+          "user's tasks without any cgroup, as the sandbox sets it") {
+  if (not_root())
+    return;
+  // A user id of no account and no process, so that no other test's
+  // kernels (run as nobody, perhaps at this moment) change the count.
+  uid_t unused = 54'321;
+  while (::getpwuid(unused) != nullptr)
+    ++unused;
+  auto scratch = make_temp_dir();
+  auto said = in_child(scratch.path(), [&]() -> std::string {
+    if (auto why = drop_root(unused, unused, {}); !why.empty())
+      return "drop_root: " + why;
+    // This process only, non-dumpable since the switch (its /proc
+    // directory is root's; the count must read its real user id).
+    auto tasks = user_task_count();
+    if (tasks != 1)
+      return "user_task_count " + std::to_string(tasks);
+    rlimit cap{tasks + 3, tasks + 3};
+    if (::setrlimit(RLIMIT_NPROC, &cap) != 0)
+      return "setrlimit failed";
+    auto children = fork_sleepers(10);
+    auto counted = user_task_count();
+    for (auto child : children) {
+      ::kill(child, SIGKILL);
+      ::waitpid(child, nullptr, 0);
+    }
+    if (children.size() != 3 || counted != 4)
+      return "forked " + std::to_string(children.size()) + ", counted "
+             + std::to_string(counted);
+    return "";
+  });
+  CHECK(said == "");
+}
+
 TEST_CASE("drop_root refuses a working directory that is not private to "
           "root, and stays root") {
   if (not_root())
     return;
   auto who = nobody();
   auto open_dir = make_temp_dir();
-  fs::permissions(open_dir.path(), fs::perms::owner_all
-                                     | fs::perms::group_exec
-                                     | fs::perms::others_exec);
+  fs::permissions(open_dir.path(),
+    fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec);
   auto said = in_child(open_dir.path(), [&]() -> std::string {
     auto why = drop_root(who.uid, who.gid, {});
     return why + (::getuid() == 0 ? "; still root" : "; switched");
@@ -180,6 +216,32 @@ TEST_CASE("drop_root refuses a working directory that is not private to "
   CHECK(said
         == "the working directory is not a scratch directory private to "
            "root; still root");
+}
+
+TEST_CASE("drop_root that cannot copy an object changes no path, leaves no "
+          "copy open and stays root") {
+  if (not_root())
+    return;
+  auto who = nobody();
+  auto dir = make_temp_dir();
+  auto code = root_only_file(dir, "the object's bytes");
+  auto scratch = make_temp_dir();
+  auto said = in_child(scratch.path(), [&]() -> std::string {
+    std::string first = code.string();
+    std::string missing = (dir.path() / "missing.so").string();
+    auto why = drop_root(who.uid, who.gid, {&first, &missing});
+    if (why.find("cannot copy " + missing + " to memory") != 0)
+      return "error: " + why;
+    if (first != code.string() || missing != (dir.path() / "missing.so"))
+      return "paths changed: " + first + ", " + missing;
+    std::error_code ec;
+    for (const auto& fd : fs::directory_iterator{"/proc/self/fd", ec})
+      if (fs::read_symlink(fd.path(), ec).string().find("eat-code")
+          != std::string::npos)
+        return "a copy is still open: " + fd.path().string();
+    return ::getuid() == 0 ? "" : "switched";
+  });
+  CHECK(said == "");
 }
 
 TEST_CASE("drop_root does nothing without a user to switch to") {
@@ -277,8 +339,8 @@ TEST_CASE("a kernel finds no descriptor of the shared objects the runner "
         "}",
     "", "#include <filesystem>\n#include <fstream>\n");
   auto dev = make_device(fast_options(dir));
-  auto result = dev->evaluate(sgemm_task({gemm_workload(8, 8, 8)}),
-    make_candidate("fds", source), 1);
+  auto result = dev->evaluate(
+    sgemm_task({gemm_workload(8, 8, 8)}), make_candidate("fds", source), 1);
   INFO(result.detail);
   CHECK(result.status == eval_status::passed);
   CHECK(fs::exists(found));

@@ -1,6 +1,7 @@
 #include "devices/runner/checks.hpp"
 
 #include "devices/runner/cgroups.hpp"
+#include "devices/runner/pid_namespace.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -400,7 +401,7 @@ other_cpu other_cpu_now() {
   auto thread_before = thread_cpu_ns();
   auto process = rusage_ns(RUSAGE_SELF);
   auto thread_after = thread_cpu_ns();
-  auto children = rusage_ns(RUSAGE_CHILDREN);
+  auto children = rusage_ns(RUSAGE_CHILDREN) + cpu_reaped_by_init_ns();
   return {process - thread_after + children,
     process - thread_before + children, {}};
 }

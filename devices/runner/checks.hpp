@@ -188,10 +188,11 @@ bool in_own_pid_namespace();
 int64_t process_cpu_ns();
 
 /// The CPU time used by everything but the calling thread: the process's
-/// other threads (live or gone) and the child processes it has reaped, or,
-/// once count_cpu_in_cgroup() was called, every task of the evaluation's
-/// cgroup (a grandchild that escaped with setsid and a double fork and was
-/// reaped by the PID namespace's init too). The runner does all its work on
+/// other threads (live or gone), the child processes it has reaped and
+/// those the PID namespace's init has reaped (a grandchild that escaped
+/// with setsid and a double fork, a helper started with CLONE_PARENT;
+/// devices/runner/pid_namespace.hpp), or, once count_cpu_in_cgroup() was
+/// called, every task of the evaluation's cgroup. The runner does all its work on
 /// one thread and starts no processes, so what this gains over an interval
 /// is a kernel's hidden work, whether it overlapped the kernel's own call
 /// or ran beside the baseline's.

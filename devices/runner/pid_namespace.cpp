@@ -1,10 +1,13 @@
 #include "devices/runner/pid_namespace.hpp"
 
+#include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <new>
 
 #include <sched.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -16,6 +19,19 @@ namespace {
 
 /// Exit status of init or the waiter when they cannot do their job.
 constexpr int lost_status = 125;
+
+/// The page init shares with the worker: the CPU time of what init
+/// reaped (null outside a namespace).
+std::atomic<int64_t>* reaped_ns = nullptr;
+
+/// Publishes the CPU time of init's reaped children.
+void publish_reaped() {
+  rusage usage{};
+  ::getrusage(RUSAGE_CHILDREN, &usage);
+  auto us = (int64_t{usage.ru_utime.tv_sec} + usage.ru_stime.tv_sec) * 1'000'000
+            + usage.ru_utime.tv_usec + usage.ru_stime.tv_usec;
+  reaped_ns->store(us * 1000);
+}
 
 pid_t wait_for(pid_t pid, int& status) {
   pid_t got;
@@ -85,6 +101,8 @@ pid_t wait_for(pid_t pid, int& status) {
     }
     if (got < 0 && errno != EINTR)
       ::_exit(lost_status);
+    if (got > 0)
+      publish_reaped();
   }
 }
 
@@ -99,6 +117,13 @@ pid_namespace_result enter_pid_namespace(
   pid_namespace_result result;
   if (::unshare(CLONE_NEWPID) != 0)
     return result;
+  void* page = ::mmap(nullptr, sizeof(std::atomic<int64_t>),
+    PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (page == MAP_FAILED) {
+    result.error = failure("shared page for the PID namespace's init");
+    return result;
+  }
+  reaped_ns = new (page) std::atomic<int64_t>{0};
   int status_pipe[2];
   if (::pipe(status_pipe) != 0) {
     result.error = failure("pipe for the PID namespace");
@@ -124,8 +149,14 @@ pid_namespace_result enter_pid_namespace(
     run_init(worker, status_pipe[1]);
   ::close(status_pipe[1]);
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  // Only init writes it.
+  ::mprotect(page, sizeof(std::atomic<int64_t>), PROT_READ);
   result.isolated = true;
   return result;
+}
+
+int64_t cpu_reaped_by_init_ns() {
+  return reaped_ns != nullptr ? reaped_ns->load() : 0;
 }
 
 } // namespace eat::devices

@@ -19,6 +19,7 @@
 
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -42,5 +43,12 @@ struct pid_namespace_result {
 /// and removes `cgroups` (those with a directory) once init has ended.
 pid_namespace_result enter_pid_namespace(
   const std::vector<runner_cgroup>& cgroups = {});
+
+/// In the worker: the CPU time, in ns, of the processes the namespace's
+/// init has reaped so far (a kernel's orphans, its helpers started with
+/// CLONE_PARENT), which the worker's getrusage does not see. Init
+/// publishes it after each reap in a page it shares with the worker (read
+/// only there). 0 outside a namespace.
+int64_t cpu_reaped_by_init_ns();
 
 } // namespace eat::devices

@@ -5,6 +5,7 @@
 #include "devices/runner/checks.hpp"
 #include "devices/runner/drop_root.hpp"
 #include "devices/runner/pid_namespace.hpp"
+#include "devices/runner/user_namespace.hpp"
 
 #include <cerrno>
 #include <csignal>
@@ -33,12 +34,18 @@ std::string set_limit(
   return {};
 }
 
-std::string apply_limits(const runner_limits& limits, sandboxed who) {
+/// `own_user_namespace`: the runner made a user namespace of its own,
+/// where RLIMIT_NPROC counts only that namespace's tasks (the waiter, init,
+/// the worker and whatever the kernel starts), and where the machine's
+/// other users' processes all show the overflow user id in /proc.
+std::string apply_limits(
+  const runner_limits& limits, sandboxed who, bool own_user_namespace) {
   constexpr rlim_t mib = rlim_t{1} << 20;
   auto as = static_cast<rlim_t>(limits.address_space_mib) * mib;
   auto fsize = static_cast<rlim_t>(limits.file_size_mib) * mib;
   auto cpu = static_cast<rlim_t>(limits.cpu_s);
-  auto nproc = static_cast<rlim_t>(user_task_count() + limits.extra_tasks);
+  auto nproc = static_cast<rlim_t>(
+    (own_user_namespace ? 3 : user_task_count()) + limits.extra_tasks);
   // RLIMIT_CPU: SIGXCPU at the soft limit, SIGKILL one second later.
   for (auto err : {set_limit(RLIMIT_CORE, "RLIMIT_CORE", 0, 0),
          set_limit(RLIMIT_FSIZE, "RLIMIT_FSIZE", fsize, fsize),
@@ -107,6 +114,16 @@ sandbox_report apply_sandbox(const runner_limits& limits, int32_t core,
   }
   if (who == sandboxed::gpu_runner)
     ::setenv("CUDA_CACHE_DISABLE", "1", 1);
+  // Not root: the namespaces below need a user namespace of its own
+  // (where user namespaces are allowed). Not for the GPU runners, whose
+  // runtimes have not been tried in one.
+  bool own_user_namespace = false;
+  if (who == sandboxed::cpu_runner && ::geteuid() != 0) {
+    auto user_ns = enter_user_namespace();
+    if (report.error = user_ns.error; !report.error.empty())
+      return report;
+    own_user_namespace = user_ns.entered;
+  }
   // Without privileges (EPERM) the network stays reachable; the reply says.
   report.network_isolated = ::unshare(CLONE_NEWNET) == 0;
   // Likewise: the cgroup's cap counts the namespace's init, this process
@@ -127,13 +144,21 @@ sandbox_report apply_sandbox(const runner_limits& limits, int32_t core,
   if (report.error = pin(core); !report.error.empty())
     return report;
   report.core = core;
+  // Kernel code gets none of the capabilities the user namespace gave,
+  // and, non-dumpable, cannot be traced by other evaluations' kernels
+  // running as the same user (as a root runner's worker after drop_root).
+  if (own_user_namespace) {
+    if (report.error = drop_capabilities(); !report.error.empty())
+      return report;
+    ::prctl(PR_SET_DUMPABLE, 0);
+  }
   // Before the limits: RLIMIT_NPROC counts the tasks of the user the
   // kernel runs as.
   report.error = drop_root(limits.run_as_uid, limits.run_as_gid, code);
   if (!report.error.empty())
     return report;
   report.kernel_uid = ::getuid();
-  report.error = apply_limits(limits, who);
+  report.error = apply_limits(limits, who, own_user_namespace);
   return report;
 }
 

@@ -27,6 +27,7 @@
 #include "tests/devices/test_support.hpp"
 
 using namespace eat::devices;
+using eat::devices::test::spin_for_cpu;
 
 namespace {
 
@@ -184,13 +185,6 @@ int64_t thread_ns() {
   return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
 }
 
-/// Spins the calling thread for `ns` of its own CPU time.
-void spin_for(int64_t ns) {
-  auto end = thread_ns() + ns;
-  while (thread_ns() < end) {
-  }
-}
-
 /// CPU time of this process's other threads and reaped children as
 /// getrusage sees them (the hidden-work check without a cgroup).
 int64_t rusage_others_ns() {
@@ -226,7 +220,7 @@ TEST_CASE("the CPU-time cgroup counts the work of a grandchild that escaped "
       ::_exit(0);
     count_cpu_in_cgroup(cpu_time_file(cpu_cg), cpu_cg.v2);
     auto start = other_cpu_now();
-    spin_for(30'000'000);
+    spin_for_cpu(30'000'000);
     auto own = other_cpu_between(start, other_cpu_now());
     auto before = other_cpu_now();
     auto rusage_before = rusage_others_ns();
@@ -237,7 +231,7 @@ TEST_CASE("the CPU-time cgroup counts the work of a grandchild that escaped "
       ::setsid();
       pid_t grandchild = ::fork();
       if (grandchild == 0) {
-        spin_for(grandchild_work);
+        spin_for_cpu(grandchild_work);
         ::_exit(0);
       }
       (void) !::write(ids[1], &grandchild, sizeof(grandchild));

@@ -13,8 +13,10 @@
 #include <catch2/catch.hpp>
 
 #include "devices/runner/checks.hpp"
+#include "tests/devices/test_support.hpp"
 
 using namespace eat::devices;
+using eat::devices::test::spin_for_cpu;
 
 TEST_CASE("outputs within atol + rtol * |ref| pass and report their largest "
           "error") {
@@ -144,21 +146,6 @@ TEST_CASE("CPU time far above wall time shows hidden threads") {
   CHECK_FALSE(shows_hidden_threads(2'000'000, 100'000, 10));
   CHECK(shows_hidden_threads(2'500'000, 100'000, 10));
 }
-
-namespace {
-
-/// Spins on the calling thread until it has used `ns` of its own CPU time.
-void spin_for_cpu(int64_t ns) {
-  auto now = [] {
-    timespec t{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return int64_t{t.tv_sec} * 1'000'000'000 + t.tv_nsec;
-  };
-  for (auto start = now(); now() - start < ns;)
-    ; // spin
-}
-
-} // namespace
 
 TEST_CASE("other_cpu counts the work of other threads and reaped child "
           "processes, not the calling thread's") {

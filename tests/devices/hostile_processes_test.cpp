@@ -103,8 +103,10 @@ std::string escaping_process(const std::string& pid_file) {
 
 /// A kernel that, on every call in the runner's PID namespace, starts a
 /// helper with CLONE_PARENT: a sibling that the namespace's init reaps, not
-/// the kernel, so no process check sees it and getrusage never counts it.
-/// The call returns once the helper has worked and been reaped.
+/// the kernel, so no process check sees it and the runner's getrusage never
+/// counts it (the evaluation's cgroup does, and so does init, which
+/// publishes what it reaped). The call returns once the helper has worked
+/// and been reaped.
 std::string helper_reaped_by_init() {
   return naive_kernel(
     "if (::getppid() == 1) {\n"
@@ -206,17 +208,16 @@ TEST_CASE("a kernel's process that escapes with setsid and a double fork is "
 }
 
 TEST_CASE("a kernel whose helper process is reaped by the namespace's init, "
-          "not by the kernel, is rejected as hidden work") {
+          "not by the kernel, is rejected as hidden work, with or without a "
+          "CPU-time cgroup") {
   auto dir = make_temp_dir();
   auto dev = make_device(fast_options(dir));
   auto result = dev->evaluate(sgemm_task({gemm_workload(8, 8, 8)}),
     make_candidate("sibling", helper_reaped_by_init()), 1);
   INFO(result.detail << "; " << result.method);
-  if (!contains(result.method, "kernel processes in their own PID namespace")
-      || !contains(
-        result.method, "hidden work counted over the evaluation's cgroup")) {
-    // Unprivileged: no namespace, no cgroup; the kernel starts no helper.
-    WARN("no PID namespace or CPU-time cgroup here: " << result.method);
+  if (!contains(result.method, "kernel processes in their own PID namespace")) {
+    // No namespace (no user namespaces either): the kernel starts no helper.
+    WARN("no PID namespace here: " << result.method);
     CHECK(::geteuid() != 0);
     return;
   }

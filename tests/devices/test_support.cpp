@@ -1,5 +1,6 @@
 #include "tests/devices/test_support.hpp"
 
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -88,6 +89,16 @@ scratch_dir make_temp_dir() {
     std::filesystem::temp_directory_path(), "eat-devices-test.");
   REQUIRE(dir);
   return std::move(*dir);
+}
+
+void spin_for_cpu(int64_t ns) {
+  auto now = [] {
+    timespec t{};
+    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return int64_t{t.tv_sec} * 1'000'000'000 + t.tv_nsec;
+  };
+  for (auto start = now(); now() - start < ns;)
+    ; // spin
 }
 
 std::vector<pid_t> fork_sleepers(int most) {

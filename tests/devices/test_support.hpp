@@ -60,6 +60,9 @@ scratch_dir make_temp_dir();
 std::filesystem::path kernel_writable_file(
   const scratch_dir& dir, const std::string& name);
 
+/// Spins on the calling thread until it has used `ns` of its own CPU time.
+void spin_for_cpu(int64_t ns);
+
 /// Forks up to `most` children that sleep until killed (or until SIGALRM
 /// after 60 s, so that a cap that fails leaks no process for ever), and
 /// returns those forked before the first fork that failed.

@@ -1,0 +1,259 @@
+// Specification of the sandbox of a runner that is not root
+// (devices/runner/user_namespace.hpp, devices/runner/sandbox.hpp): in a user
+// namespace of its own it gets the network and PID namespaces that root
+// gets, keeps its user id, gives kernel code no capability, and its
+// RLIMIT_NPROC counts the evaluation's tasks alone. A stand-in for the
+// runner, forked and (when this test runs as root) switched to a user id of
+// no account, calls apply_sandbox as eat-runner does and reports on the
+// reply descriptor. Where user namespaces are not allowed, the case says
+// so and ends.
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <grp.h>
+#include <pwd.h>
+#include <sched.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+
+#include "devices/runner/checks.hpp"
+#include "devices/runner/sandbox.hpp"
+#include "devices/runner/user_namespace.hpp"
+#include "tests/devices/test_support.hpp"
+
+using namespace eat::devices;
+using namespace eat::devices::test;
+
+namespace {
+
+/// A user id of no account, so that no other process shares its task
+/// count.
+uid_t unused_uid() {
+  uid_t uid = 54'322;
+  while (::getpwuid(uid) != nullptr)
+    ++uid;
+  return uid;
+}
+
+/// As root, becomes `uid` (group `uid` too) as an unprivileged runner would
+/// be, dumpable as a program started by that user is; otherwise stays.
+bool become(uid_t uid) {
+  if (::geteuid() != 0)
+    return true;
+  return ::setgroups(0, nullptr) == 0 && ::setresgid(uid, uid, uid) == 0
+         && ::setresuid(uid, uid, uid) == 0 && ::prctl(PR_SET_DUMPABLE, 1) == 0;
+}
+
+/// The CapEff line of /proc/self/status.
+std::string effective_capabilities() {
+  std::ifstream in{"/proc/self/status"};
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("CapEff:", 0) == 0)
+      return line.substr(line.find_first_not_of(" \t", 7));
+  return "?";
+}
+
+/// What the stand-in saw, one field a line.
+struct seen {
+  std::string error;
+  bool network_isolated = false;
+  bool pid_isolated = false;
+  long uid = -1;
+  std::string capabilities;
+  bool unshare_refused = false;
+  int64_t helper_work_seen = -1;
+  long forked = -1;
+};
+
+constexpr int64_t helper_work = 40'000'000;
+
+/// In the sandboxed worker: starts a helper with CLONE_PARENT, which the
+/// namespace's init reaps, lets it work `helper_work` ns of CPU time, and
+/// returns how much of it the hidden-work check counts (without a cgroup:
+/// getrusage and what init reaped). Init publishes right after its reap,
+/// so the figure is polled until it shows the work, for at most 10 s.
+int64_t helper_work_seen() {
+  auto before = other_cpu_now();
+  auto pid = static_cast<pid_t>(::syscall(
+    SYS_clone, CLONE_PARENT | SIGCHLD, nullptr, nullptr, nullptr, nullptr));
+  if (pid == 0) {
+    spin_for_cpu(helper_work);
+    ::_exit(0);
+  }
+  while (pid > 0 && ::kill(pid, 0) == 0)
+    ::sched_yield();
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{10};
+  int64_t seen = 0;
+  do
+    seen = other_cpu_between(before, other_cpu_now());
+  while (seen < helper_work && std::chrono::steady_clock::now() < deadline);
+  return seen;
+}
+
+/// Runs the stand-in: becomes `uid` when root, applies the sandbox with 4
+/// extra tasks, and reports.
+seen sandboxed_stand_in(uid_t uid) {
+  int fds[2];
+  REQUIRE(::pipe(fds) == 0);
+  pid_t runner = ::fork();
+  REQUIRE(runner >= 0);
+  if (runner == 0) {
+    ::close(fds[0]);
+    if (::dup2(fds[1], runner_reply_fd) != runner_reply_fd)
+      ::_exit(1);
+    if (!become(uid))
+      ::_exit(1);
+    runner_limits limits;
+    limits.address_space_mib = 1 << 20;
+    limits.extra_tasks = 4;
+    auto report = apply_sandbox(limits, 0);
+    auto hidden = report.pid_isolated ? helper_work_seen() : -1;
+    std::ostringstream out;
+    out << report.error << '\n'
+        << report.network_isolated << '\n'
+        << report.pid_isolated << '\n'
+        << ::getuid() << '\n'
+        << effective_capabilities() << '\n'
+        << (::unshare(CLONE_NEWNET) != 0 && errno == EPERM) << '\n'
+        << hidden << '\n';
+    auto children = fork_sleepers(50);
+    out << children.size() << '\n';
+    if (!report.pid_isolated)
+      for (auto child : children)
+        ::kill(child, SIGKILL);
+    auto text = out.str();
+    (void)!::write(runner_reply_fd, text.data(), text.size());
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  std::string heard;
+  char buf[256];
+  for (ssize_t n; (n = ::read(fds[0], buf, sizeof(buf))) != 0;)
+    if (n > 0)
+      heard.append(buf, static_cast<size_t>(n));
+    else if (errno != EINTR)
+      break;
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(runner, &status, 0) < 0 && errno == EINTR)
+    ; // retry
+  std::istringstream in{heard};
+  seen s;
+  std::getline(in, s.error);
+  in >> s.network_isolated >> s.pid_isolated >> s.uid;
+  in.ignore();
+  std::getline(in, s.capabilities);
+  in >> s.unshare_refused >> s.helper_work_seen >> s.forked;
+  return s;
+}
+
+} // namespace
+
+TEST_CASE("a runner that is not root gets a network and a PID namespace in "
+          "a user namespace of its own, keeps its user id, leaves kernel "
+          "code no capability and caps the evaluation's tasks") {
+  auto uid = ::geteuid() == 0 ? unused_uid() : ::geteuid();
+  auto s = sandboxed_stand_in(uid);
+  INFO("error \"" << s.error << "\", uid " << s.uid << ", CapEff "
+                  << s.capabilities << ", helper's work seen "
+                  << s.helper_work_seen << " ns, forked " << s.forked);
+  REQUIRE(s.error == "");
+  if (!s.network_isolated) {
+    WARN("no user namespace for an unprivileged process here");
+    CHECK(!s.pid_isolated);
+    return;
+  }
+  CHECK(s.pid_isolated);
+  CHECK(s.uid == static_cast<long>(uid));
+  CHECK(s.capabilities == "0000000000000000");
+  CHECK(s.unshare_refused);
+  // Reaped by init, not the worker: counted all the same.
+  CHECK(s.helper_work_seen >= helper_work);
+  // RLIMIT_NPROC = the namespace's waiter, init and worker + 4.
+  CHECK(s.forked == 4);
+}
+
+TEST_CASE("enter_user_namespace keeps the caller's ids, and "
+          "drop_capabilities leaves it unable to make namespaces") {
+  auto uid = ::geteuid() == 0 ? unused_uid() : ::geteuid();
+  int fds[2];
+  REQUIRE(::pipe(fds) == 0);
+  pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    ::close(fds[0]);
+    std::string said;
+    if (!become(uid))
+      said = "cannot switch users";
+    else if (auto ns = enter_user_namespace(); !ns.entered)
+      said = ns.error.empty() ? "unavailable: " + ns.why_not : ns.error;
+    else if (::getuid() != uid || ::getgid() != uid)
+      said = "ids changed";
+    else if (::unshare(CLONE_NEWNET) != 0)
+      said = "no network namespace in the user namespace";
+    else if (auto why = drop_capabilities(); !why.empty())
+      said = why;
+    else if (::unshare(CLONE_NEWNET) == 0 || errno != EPERM)
+      said = "a namespace made without capabilities";
+    (void)!::write(fds[1], said.data(), said.size());
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  char buf[512];
+  auto n = ::read(fds[0], buf, sizeof(buf));
+  ::close(fds[0]);
+  ::waitpid(child, nullptr, 0);
+  std::string said(buf, n > 0 ? static_cast<size_t>(n) : 0);
+  if (said.rfind("unavailable: ", 0) == 0) {
+    WARN(said);
+    return;
+  }
+  CHECK(said == "");
+}
+
+TEST_CASE("a process that is not dumpable stays out of a user namespace, "
+          "which it could not map, and gains no capability") {
+  if (::geteuid() != 0) {
+    WARN("not root: no user to switch from");
+    return;
+  }
+  auto uid = unused_uid();
+  int fds[2];
+  REQUIRE(::pipe(fds) == 0);
+  pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    ::close(fds[0]);
+    std::string said;
+    // Switching users leaves a process non-dumpable.
+    if (::setgroups(0, nullptr) != 0 || ::setresgid(uid, uid, uid) != 0
+        || ::setresuid(uid, uid, uid) != 0)
+      said = "cannot switch users";
+    else if (auto ns = enter_user_namespace(); ns.entered)
+      said = "entered";
+    else if (!ns.error.empty())
+      said = ns.error;
+    else if (::unshare(CLONE_NEWNET) == 0 || errno != EPERM)
+      said = "a network namespace without privileges";
+    else
+      said = ns.why_not;
+    (void)!::write(fds[1], said.data(), said.size());
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  char buf[512];
+  auto n = ::read(fds[0], buf, sizeof(buf));
+  ::close(fds[0]);
+  ::waitpid(child, nullptr, 0);
+  CHECK(std::string(buf, n > 0 ? static_cast<size_t>(n) : 0)
+        == "the process is not dumpable");
+}

@@ -9,6 +9,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -56,34 +57,12 @@ bool not_root() {
   return true;
 }
 
-/// Forks a stand-in that enters `cwd` and runs `body`, whose return value
-/// (empty: all went as specified) comes back over a pipe.
-template<class Body>
-std::string in_child(const fs::path& cwd, Body body) {
-  int fds[2];
-  REQUIRE(::pipe(fds) == 0);
-  pid_t child = ::fork();
-  REQUIRE(child >= 0);
-  if (child == 0) {
-    ::close(fds[0]);
-    std::string said = ::chdir(cwd.c_str()) == 0 ? body() : "chdir failed";
-    (void)!::write(fds[1], said.data(), said.size());
-    ::_exit(0);
-  }
-  ::close(fds[1]);
-  std::string heard;
-  char buf[256];
-  for (ssize_t n; (n = ::read(fds[0], buf, sizeof(buf))) != 0;)
-    if (n > 0)
-      heard.append(buf, static_cast<size_t>(n));
-    else if (errno != EINTR)
-      break;
-  ::close(fds[0]);
-  int status = 0;
-  while (::waitpid(child, &status, 0) < 0 && errno == EINTR)
-    ; // retry
-  CHECK(WIFEXITED(status));
-  return heard;
+/// Runs `body` in a forked stand-in that enters `cwd` first.
+std::string in_child(
+  const fs::path& cwd, const std::function<std::string()>& body) {
+  return eat::devices::test::in_child([&]() -> std::string {
+    return ::chdir(cwd.c_str()) == 0 ? body() : "chdir failed";
+  });
 }
 
 /// A file only root may read, in a directory only root may enter.

@@ -1,11 +1,13 @@
 #include "tests/devices/test_support.hpp"
 
+#include <cerrno>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <stdexcept>
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -89,6 +91,33 @@ scratch_dir make_temp_dir() {
     std::filesystem::temp_directory_path(), "eat-devices-test.");
   REQUIRE(dir);
   return std::move(*dir);
+}
+
+std::string in_child(const std::function<std::string()>& body) {
+  int fds[2];
+  REQUIRE(::pipe(fds) == 0);
+  pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    ::close(fds[0]);
+    std::string said = body();
+    (void) !::write(fds[1], said.data(), said.size());
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  std::string heard;
+  char buf[256];
+  for (ssize_t n; (n = ::read(fds[0], buf, sizeof(buf))) != 0;)
+    if (n > 0)
+      heard.append(buf, static_cast<size_t>(n));
+    else if (errno != EINTR)
+      break;
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR)
+    ; // retry
+  CHECK(WIFEXITED(status));
+  return heard;
 }
 
 void spin_for_cpu(int64_t ns) {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -59,6 +60,12 @@ scratch_dir make_temp_dir();
 /// file writable by anyone.
 std::filesystem::path kernel_writable_file(
   const scratch_dir& dir, const std::string& name);
+
+/// Runs `body` in a forked child (a stand-in that may switch users or
+/// namespaces for good) and returns the string it returned, which comes
+/// back over a pipe; empty, by these tests' convention, when all went as
+/// specified.
+std::string in_child(const std::function<std::string()>& body);
 
 /// Spins on the calling thread until it has used `ns` of its own CPU time.
 void spin_for_cpu(int64_t ns);

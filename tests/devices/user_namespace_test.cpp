@@ -185,34 +185,21 @@ TEST_CASE("a runner that is not root gets a network and a PID namespace in "
 TEST_CASE("enter_user_namespace keeps the caller's ids, and "
           "drop_capabilities leaves it unable to make namespaces") {
   auto uid = ::geteuid() == 0 ? unused_uid() : ::geteuid();
-  int fds[2];
-  REQUIRE(::pipe(fds) == 0);
-  pid_t child = ::fork();
-  REQUIRE(child >= 0);
-  if (child == 0) {
-    ::close(fds[0]);
-    std::string said;
+  auto said = in_child([&]() -> std::string {
     if (!become(uid))
-      said = "cannot switch users";
-    else if (auto ns = enter_user_namespace(); !ns.entered)
-      said = ns.error.empty() ? "unavailable: " + ns.why_not : ns.error;
-    else if (::getuid() != uid || ::getgid() != uid)
-      said = "ids changed";
-    else if (::unshare(CLONE_NEWNET) != 0)
-      said = "no network namespace in the user namespace";
-    else if (auto why = drop_capabilities(); !why.empty())
-      said = why;
-    else if (::unshare(CLONE_NEWNET) == 0 || errno != EPERM)
-      said = "a namespace made without capabilities";
-    (void)!::write(fds[1], said.data(), said.size());
-    ::_exit(0);
-  }
-  ::close(fds[1]);
-  char buf[512];
-  auto n = ::read(fds[0], buf, sizeof(buf));
-  ::close(fds[0]);
-  ::waitpid(child, nullptr, 0);
-  std::string said(buf, n > 0 ? static_cast<size_t>(n) : 0);
+      return "cannot switch users";
+    if (auto ns = enter_user_namespace(); !ns.entered)
+      return ns.error.empty() ? "unavailable: " + ns.why_not : ns.error;
+    if (::getuid() != uid || ::getgid() != uid)
+      return "ids changed";
+    if (::unshare(CLONE_NEWNET) != 0)
+      return "no network namespace in the user namespace";
+    if (auto why = drop_capabilities(); !why.empty())
+      return why;
+    if (::unshare(CLONE_NEWNET) == 0 || errno != EPERM)
+      return "a namespace made without capabilities";
+    return "";
+  });
   if (said.rfind("unavailable: ", 0) == 0) {
     WARN(said);
     return;
@@ -227,33 +214,19 @@ TEST_CASE("a process that is not dumpable stays out of a user namespace, "
     return;
   }
   auto uid = unused_uid();
-  int fds[2];
-  REQUIRE(::pipe(fds) == 0);
-  pid_t child = ::fork();
-  REQUIRE(child >= 0);
-  if (child == 0) {
-    ::close(fds[0]);
-    std::string said;
+  auto said = in_child([&]() -> std::string {
     // Switching users leaves a process non-dumpable.
     if (::setgroups(0, nullptr) != 0 || ::setresgid(uid, uid, uid) != 0
         || ::setresuid(uid, uid, uid) != 0)
-      said = "cannot switch users";
-    else if (auto ns = enter_user_namespace(); ns.entered)
-      said = "entered";
-    else if (!ns.error.empty())
-      said = ns.error;
-    else if (::unshare(CLONE_NEWNET) == 0 || errno != EPERM)
-      said = "a network namespace without privileges";
-    else
-      said = ns.why_not;
-    (void)!::write(fds[1], said.data(), said.size());
-    ::_exit(0);
-  }
-  ::close(fds[1]);
-  char buf[512];
-  auto n = ::read(fds[0], buf, sizeof(buf));
-  ::close(fds[0]);
-  ::waitpid(child, nullptr, 0);
-  CHECK(std::string(buf, n > 0 ? static_cast<size_t>(n) : 0)
-        == "the process is not dumpable");
+      return "cannot switch users";
+    auto ns = enter_user_namespace();
+    if (ns.entered)
+      return "entered";
+    if (!ns.error.empty())
+      return ns.error;
+    if (::unshare(CLONE_NEWNET) == 0 || errno != EPERM)
+      return "a network namespace without privileges";
+    return ns.why_not;
+  });
+  CHECK(said == "the process is not dumpable");
 }

@@ -46,6 +46,16 @@ std::string short_number(double x) {
   return buf;
 }
 
+/// What the hidden-work check counted (docs/harness.md, "Checks after
+/// timing").
+const char* hidden_work_count(const runner_reply& r) {
+  if (r.cgroup_cpu_time)
+    return "over the evaluation's cgroup";
+  if (r.pid_isolated)
+    return "by getrusage and the namespace's init";
+  return "by getrusage";
+}
+
 /// How a CPU evaluation is measured (BENCHMARK-PROTOCOL.md section 5);
 /// `reply` (null if the runner gave none) says how it was sandboxed.
 std::string measurement_method(
@@ -67,9 +77,7 @@ std::string measurement_method(
                            : "; kernel processes in the host's PID namespace")
          + (r.tasks_capped ? "; tasks capped by a pids cgroup"
                            : "; tasks capped by RLIMIT_NPROC alone")
-         + (r.cgroup_cpu_time
-              ? "; hidden work counted over the evaluation's cgroup"
-              : "; hidden work counted by getrusage")
+         + "; hidden work counted " + hidden_work_count(r)
          + (r.kernel_uid == 0
               ? "; kernel code run as root"
               : "; kernel code run as uid " + std::to_string(r.kernel_uid));

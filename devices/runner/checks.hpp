@@ -215,8 +215,8 @@ other_cpu other_cpu_now();
 
 /// Makes other_cpu_now() read the evaluation's CPU time from `file`, a
 /// cgroup's CPU-time file (devices/runner/cgroups.hpp; `v2` says which
-/// format), from now on. Called once by the sandbox, before kernel code is
-/// loaded. The reading thread's own time is included there since it joined
+/// format), from now on; an empty `file` goes back to getrusage. Called
+/// once by the sandbox, before kernel code is loaded. The reading thread's own time is included there since it joined
 /// the cgroup at its start, as the waiter's and init's (idle) time is.
 void count_cpu_in_cgroup(const std::string& file, bool v2);
 

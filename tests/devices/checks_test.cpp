@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 #include <ctime>
+#include <fstream>
 #include <future>
 #include <limits>
 #include <thread>
@@ -145,6 +146,32 @@ TEST_CASE("CPU time far above wall time shows hidden threads") {
   // Tiny calls: clock noise within the slack (2.2 ms here) is tolerated.
   CHECK_FALSE(shows_hidden_threads(2'000'000, 100'000, 10));
   CHECK(shows_hidden_threads(2'500'000, 100'000, 10));
+}
+
+TEST_CASE("a cgroup CPU-time file that cannot be read, or holds no CPU "
+          "time, is an error of other_cpu_now, not a figure") {
+  auto dir = eat::devices::test::make_temp_dir();
+  auto missing = (dir.path() / "missing" / "cpu.stat").string();
+  count_cpu_in_cgroup(missing, true);
+  auto unreadable = other_cpu_now();
+  auto garbage = (dir.path() / "cpu.stat").string();
+  { std::ofstream{garbage} << "user_usec 12\n"; }
+  count_cpu_in_cgroup(garbage, true);
+  auto empty = other_cpu_now();
+  { std::ofstream{garbage} << "usage_usec 12\n"; }
+  auto read = other_cpu_now();
+  count_cpu_in_cgroup("", false); // back to getrusage for the other cases
+  CHECK(unreadable.error
+        == "cannot read the evaluation's CPU time from " + missing
+             + ": No such file or directory");
+  CHECK(empty.error
+        == "cannot read the evaluation's CPU time from " + garbage
+             + ": no CPU time in it");
+  CHECK(read.error.empty());
+  // 12 us of the file's, less the calling thread's own time.
+  CHECK(read.least <= read.most);
+  CHECK(read.most < 12'000);
+  CHECK(other_cpu_now().error.empty());
 }
 
 TEST_CASE("other_cpu counts the work of other threads and reaped child "

@@ -225,3 +225,30 @@ TEST_CASE("a kernel whose helper process is reaped by the namespace's init, "
   CHECK(contains(result.detail, "hidden threads: other threads or child "
                                 "processes used "));
 }
+
+TEST_CASE("a kernel that uses up its file descriptors cannot blind the "
+          "hidden-work check that reads the evaluation's cgroup") {
+  auto dir = make_temp_dir();
+  auto dev = make_device(fast_options(dir));
+  auto result = dev->evaluate(sgemm_task({gemm_workload(8, 8, 8)}),
+    make_candidate("no_fds",
+      naive_kernel("static bool done = false;\n"
+                   "if (!done) {\n"
+                   "  done = true;\n"
+                   "  while (::open(\"/dev/null\", O_RDONLY) >= 0) {}\n"
+                   "}",
+        "", "#include <fcntl.h>\n")),
+    1);
+  INFO(result.detail << "; " << result.method);
+  if (!contains(result.method, "hidden work counted over the evaluation's "
+                               "cgroup")) {
+    // getrusage needs no descriptor: nothing to blind.
+    WARN("no CPU-time cgroup here: " << result.method);
+    CHECK(::geteuid() != 0);
+    return;
+  }
+  CHECK(result.status == eval_status::rejected);
+  CHECK(contains(result.detail, "hidden threads: cannot read the "
+                                "evaluation's CPU time from "));
+  CHECK(contains(result.detail, "Too many open files"));
+}

@@ -52,7 +52,8 @@ runner_cgroup enter_pids_cgroup(uint64_t max_tasks);
 /// (cgroup v2). Never fails the runner: without one, why_not says why.
 runner_cgroup enter_cpu_cgroup(const runner_cgroup& pids);
 
-/// The file of `cg` (a CPU-time cgroup) that cgroup_cpu_ns() reads.
+/// The file of `cg` (a CPU-time cgroup) that other_cpu_now() reads
+/// (devices/runner/checks.hpp).
 std::string cpu_time_file(const runner_cgroup& cg);
 
 /// Parses the CPU time in ns from the text of a CPU-time file: cgroup v1's

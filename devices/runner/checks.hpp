@@ -49,12 +49,12 @@ public:
   }
 
   /// The output as elements of `T` (which must match the dtype's size).
-  template<class T>
+  template <class T>
   T* as() {
     return static_cast<T*>(data());
   }
 
-  template<class T>
+  template <class T>
   const T* as() const {
     return static_cast<const T*>(data());
   }
@@ -192,10 +192,10 @@ int64_t process_cpu_ns();
 /// those the PID namespace's init has reaped (a grandchild that escaped
 /// with setsid and a double fork, a helper started with CLONE_PARENT;
 /// devices/runner/pid_namespace.hpp), or, once count_cpu_in_cgroup() was
-/// called, every task of the evaluation's cgroup. The runner does all its work on
-/// one thread and starts no processes, so what this gains over an interval
-/// is a kernel's hidden work, whether it overlapped the kernel's own call
-/// or ran beside the baseline's.
+/// called, every task of the evaluation's cgroup. The runner does all its
+/// work on one thread and starts no processes, so what this gains over an
+/// interval is a kernel's hidden work, whether it overlapped the kernel's
+/// own call or ran beside the baseline's.
 ///
 /// The process (or cgroup) and the calling thread cannot be read at one
 /// instant, so the thread is read just before and just after: `least` and
@@ -216,8 +216,9 @@ other_cpu other_cpu_now();
 /// Makes other_cpu_now() read the evaluation's CPU time from `file`, a
 /// cgroup's CPU-time file (devices/runner/cgroups.hpp; `v2` says which
 /// format), from now on; an empty `file` goes back to getrusage. Called
-/// once by the sandbox, before kernel code is loaded. The reading thread's own time is included there since it joined
-/// the cgroup at its start, as the waiter's and init's (idle) time is.
+/// once by the sandbox, before kernel code is loaded. The reading thread's
+/// own time is included there since it joined the cgroup at its start, as
+/// the waiter's and init's (idle) time is.
 void count_cpu_in_cgroup(const std::string& file, bool v2);
 
 /// The least CPU time everything but the calling thread can have used

@@ -335,15 +335,16 @@ int64_t rusage_ns(int who) {
   return us * 1000;
 }
 
-/// The CPU-time file other_cpu_now() reads (empty: getrusage instead).
-std::string& cgroup_file() {
-  static std::string file;
-  return file;
-}
+/// Where other_cpu_now() reads the evaluation's CPU time: a cgroup's
+/// CPU-time file (empty: getrusage instead) and its format.
+struct cgroup_cpu_source {
+  std::string file;
+  bool v2 = false;
+};
 
-bool& cgroup_v2() {
-  static bool v2 = false;
-  return v2;
+cgroup_cpu_source& cgroup_source() {
+  static cgroup_cpu_source source;
+  return source;
 }
 
 /// The text of a small file at `path` (a cgroup's CPU-time file), read with
@@ -363,21 +364,24 @@ std::optional<std::string> read_small_file(const std::string& path) {
   return std::string(buf, static_cast<size_t>(n));
 }
 
-int64_t thread_cpu_ns() {
-  timespec ts{};
-  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
-}
-
 } // namespace
 
 int64_t process_cpu_ns() {
   return rusage_ns(RUSAGE_SELF);
 }
 
+int64_t reaped_children_cpu_ns() {
+  return rusage_ns(RUSAGE_CHILDREN);
+}
+
+int64_t thread_cpu_ns() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
+
 void count_cpu_in_cgroup(const std::string& file, bool v2) {
-  cgroup_file() = file;
-  cgroup_v2() = v2;
+  cgroup_source() = {file, v2};
 }
 
 other_cpu other_cpu_now() {
@@ -386,22 +390,22 @@ other_cpu other_cpu_now() {
   // its cgroups' CPU time; RUSAGE_SELF brings the caller's runtime up to
   // date too, and is not served from the tick-granular cache the
   // RLIMIT_CPU timer gives the process clock.
-  if (!cgroup_file().empty()) {
+  if (const auto& cg = cgroup_source(); !cg.file.empty()) {
     auto thread_before = thread_cpu_ns();
-    auto text = read_small_file(cgroup_file());
+    auto text = read_small_file(cg.file);
     auto err = errno;
     auto thread_after = thread_cpu_ns();
-    auto ns = text ? parse_cgroup_cpu_ns(*text, cgroup_v2()) : -1;
+    auto ns = text ? parse_cgroup_cpu_ns(*text, cg.v2) : -1;
     if (ns < 0)
       return {0, 0,
-        "cannot read the evaluation's CPU time from " + cgroup_file() + ": "
+        "cannot read the evaluation's CPU time from " + cg.file + ": "
           + (text ? "no CPU time in it" : std::strerror(err))};
     return {ns - thread_after, ns - thread_before, {}};
   }
   auto thread_before = thread_cpu_ns();
   auto process = rusage_ns(RUSAGE_SELF);
   auto thread_after = thread_cpu_ns();
-  auto children = rusage_ns(RUSAGE_CHILDREN) + cpu_reaped_by_init_ns();
+  auto children = reaped_children_cpu_ns() + cpu_reaped_by_init_ns();
   return {process - thread_after + children,
     process - thread_before + children, {}};
 }

@@ -187,6 +187,14 @@ bool in_own_pid_namespace();
 /// runtimes (microsecond resolution).
 int64_t process_cpu_ns();
 
+/// Returns the CPU time of the child processes this process has reaped
+/// (getrusage's RUSAGE_CHILDREN, with what they reaped in turn).
+int64_t reaped_children_cpu_ns();
+
+/// Returns the calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID, brought
+/// up to date when read).
+int64_t thread_cpu_ns();
+
 /// The CPU time used by everything but the calling thread: the process's
 /// other threads (live or gone), the child processes it has reaped and
 /// those the PID namespace's init has reaped (a grandchild that escaped

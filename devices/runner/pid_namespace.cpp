@@ -1,5 +1,7 @@
 #include "devices/runner/pid_namespace.hpp"
 
+#include "devices/runner/checks.hpp"
+
 #include <atomic>
 #include <cerrno>
 #include <csignal>
@@ -26,11 +28,7 @@ std::atomic<int64_t>* reaped_ns = nullptr;
 
 /// Publishes the CPU time of init's reaped children.
 void publish_reaped() {
-  rusage usage{};
-  ::getrusage(RUSAGE_CHILDREN, &usage);
-  auto us = (int64_t{usage.ru_utime.tv_sec} + usage.ru_stime.tv_sec) * 1'000'000
-            + usage.ru_utime.tv_usec + usage.ru_stime.tv_usec;
-  reaped_ns->store(us * 1000);
+  reaped_ns->store(reaped_children_cpu_ns());
 }
 
 pid_t wait_for(pid_t pid, int& status) {

@@ -9,12 +9,10 @@
 
 #include <cerrno>
 #include <csignal>
-#include <ctime>
 #include <string>
 #include <vector>
 
 #include <sched.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -179,21 +177,10 @@ TEST_CASE("a CPU-time file's text gives its CPU time in ns") {
 
 namespace {
 
-int64_t thread_ns() {
-  timespec ts{};
-  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
-}
-
-/// CPU time of this process's other threads and reaped children as
-/// getrusage sees them (the hidden-work check without a cgroup).
+/// CPU time of this process's other threads and reaped children as the
+/// worker's getrusage sees them (without what init reaped).
 int64_t rusage_others_ns() {
-  rusage children{};
-  ::getrusage(RUSAGE_CHILDREN, &children);
-  auto us
-    = (int64_t{children.ru_utime.tv_sec} + children.ru_stime.tv_sec) * 1'000'000
-      + children.ru_utime.tv_usec + children.ru_stime.tv_usec;
-  return process_cpu_ns() + us * 1000 - thread_ns();
+  return process_cpu_ns() + reaped_children_cpu_ns() - thread_cpu_ns();
 }
 
 } // namespace

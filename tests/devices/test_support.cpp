@@ -14,6 +14,7 @@
 
 #include "actors/protocol/error.hpp"
 #include "devices/cpu_device.hpp"
+#include "devices/runner/checks.hpp"
 
 namespace eat::devices::test {
 
@@ -93,15 +94,22 @@ scratch_dir make_temp_dir() {
   return std::move(*dir);
 }
 
-std::string in_child(const std::function<std::string()>& body) {
+std::string in_child(const std::function<std::string()>& body, int reply_fd) {
   int fds[2];
   REQUIRE(::pipe(fds) == 0);
   pid_t child = ::fork();
   REQUIRE(child >= 0);
   if (child == 0) {
     ::close(fds[0]);
+    int out = fds[1];
+    if (reply_fd >= 0 && reply_fd != out) {
+      if (::dup2(out, reply_fd) != reply_fd)
+        ::_exit(1);
+      ::close(out);
+      out = reply_fd;
+    }
     std::string said = body();
-    (void) !::write(fds[1], said.data(), said.size());
+    (void)!::write(out, said.data(), said.size());
     ::_exit(0);
   }
   ::close(fds[1]);
@@ -121,12 +129,7 @@ std::string in_child(const std::function<std::string()>& body) {
 }
 
 void spin_for_cpu(int64_t ns) {
-  auto now = [] {
-    timespec t{};
-    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return int64_t{t.tv_sec} * 1'000'000'000 + t.tv_nsec;
-  };
-  for (auto start = now(); now() - start < ns;)
+  for (auto start = thread_cpu_ns(); thread_cpu_ns() - start < ns;)
     ; // spin
 }
 

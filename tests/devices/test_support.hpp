@@ -64,8 +64,10 @@ std::filesystem::path kernel_writable_file(
 /// Runs `body` in a forked child (a stand-in that may switch users or
 /// namespaces for good) and returns the string it returned, which comes
 /// back over a pipe; empty, by these tests' convention, when all went as
-/// specified.
-std::string in_child(const std::function<std::string()>& body);
+/// specified. With `reply_fd`, the child's end of the pipe is that
+/// descriptor (the runner's sandbox closes every one above its reply's).
+std::string in_child(
+  const std::function<std::string()>& body, int reply_fd = -1);
 
 /// Spins on the calling thread until it has used `ns` of its own CPU time.
 void spin_for_cpu(int64_t ns);

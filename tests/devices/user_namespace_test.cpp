@@ -20,7 +20,6 @@
 #include <sched.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -102,50 +101,31 @@ int64_t helper_work_seen() {
 /// Runs the stand-in: becomes `uid` when root, applies the sandbox with 4
 /// extra tasks, and reports.
 seen sandboxed_stand_in(uid_t uid) {
-  int fds[2];
-  REQUIRE(::pipe(fds) == 0);
-  pid_t runner = ::fork();
-  REQUIRE(runner >= 0);
-  if (runner == 0) {
-    ::close(fds[0]);
-    if (::dup2(fds[1], runner_reply_fd) != runner_reply_fd)
-      ::_exit(1);
-    if (!become(uid))
-      ::_exit(1);
-    runner_limits limits;
-    limits.address_space_mib = 1 << 20;
-    limits.extra_tasks = 4;
-    auto report = apply_sandbox(limits, 0);
-    auto hidden = report.pid_isolated ? helper_work_seen() : -1;
-    std::ostringstream out;
-    out << report.error << '\n'
-        << report.network_isolated << '\n'
-        << report.pid_isolated << '\n'
-        << ::getuid() << '\n'
-        << effective_capabilities() << '\n'
-        << (::unshare(CLONE_NEWNET) != 0 && errno == EPERM) << '\n'
-        << hidden << '\n';
-    auto children = fork_sleepers(50);
-    out << children.size() << '\n';
-    if (!report.pid_isolated)
-      for (auto child : children)
-        ::kill(child, SIGKILL);
-    auto text = out.str();
-    (void)!::write(runner_reply_fd, text.data(), text.size());
-    ::_exit(0);
-  }
-  ::close(fds[1]);
-  std::string heard;
-  char buf[256];
-  for (ssize_t n; (n = ::read(fds[0], buf, sizeof(buf))) != 0;)
-    if (n > 0)
-      heard.append(buf, static_cast<size_t>(n));
-    else if (errno != EINTR)
-      break;
-  ::close(fds[0]);
-  int status = 0;
-  while (::waitpid(runner, &status, 0) < 0 && errno == EINTR)
-    ; // retry
+  auto heard = in_child(
+    [&]() -> std::string {
+      if (!become(uid))
+        return "cannot switch users\n";
+      runner_limits limits;
+      limits.address_space_mib = 1 << 20;
+      limits.extra_tasks = 4;
+      auto report = apply_sandbox(limits, 0);
+      auto hidden = report.pid_isolated ? helper_work_seen() : -1;
+      std::ostringstream out;
+      out << report.error << '\n'
+          << report.network_isolated << '\n'
+          << report.pid_isolated << '\n'
+          << ::getuid() << '\n'
+          << effective_capabilities() << '\n'
+          << (::unshare(CLONE_NEWNET) != 0 && errno == EPERM) << '\n'
+          << hidden << '\n';
+      auto children = fork_sleepers(50);
+      out << children.size() << '\n';
+      if (!report.pid_isolated)
+        for (auto child : children)
+          ::kill(child, SIGKILL);
+      return out.str();
+    },
+    runner_reply_fd);
   std::istringstream in{heard};
   seen s;
   std::getline(in, s.error);

@@ -1,7 +1,8 @@
 // Specification of the sandbox of a runner that is not root
 // (devices/runner/user_namespace.hpp, devices/runner/sandbox.hpp): in a user
 // namespace of its own it gets the network and PID namespaces that root
-// gets, keeps its user id, gives kernel code no capability, and its
+// gets, keeps its user id, gives kernel code no capability (so that it
+// cannot trace the namespace's init or waiter, its own user's), and its
 // RLIMIT_NPROC counts the evaluation's tasks alone. A stand-in for the
 // runner, forked and (when this test runs as root) switched to a user id of
 // no account, calls apply_sandbox as eat-runner does and reports on the
@@ -15,10 +16,12 @@
 #include <sstream>
 #include <string>
 
+#include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
 #include <sched.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -71,6 +74,8 @@ struct seen {
   bool unshare_refused = false;
   int64_t helper_work_seen = -1;
   long forked = -1;
+  bool init_untraceable = false;
+  bool waiter_memory_closed = false;
 };
 
 constexpr int64_t helper_work = 40'000'000;
@@ -108,6 +113,8 @@ seen sandboxed_stand_in(uid_t uid) {
       runner_limits limits;
       limits.address_space_mib = 1 << 20;
       limits.extra_tasks = 4;
+      // The process that becomes the waiter, outside the namespace.
+      const auto waiter = std::to_string(::getpid());
       auto report = apply_sandbox(limits, 0);
       auto hidden = report.pid_isolated ? helper_work_seen() : -1;
       std::ostringstream out;
@@ -118,6 +125,15 @@ seen sandboxed_stand_in(uid_t uid) {
           << effective_capabilities() << '\n'
           << (::unshare(CLONE_NEWNET) != 0 && errno == EPERM) << '\n'
           << hidden << '\n';
+      // Kernel code can neither trace the namespace's init nor write the
+      // waiter's memory, though they run as its user.
+      bool traced = ::ptrace(PTRACE_ATTACH, 1, nullptr, nullptr) == 0;
+      if (traced)
+        ::ptrace(PTRACE_DETACH, 1, nullptr, nullptr);
+      int memory = ::open(("/proc/" + waiter + "/mem").c_str(), O_RDWR);
+      if (memory >= 0)
+        ::close(memory);
+      out << !traced << '\n' << (memory < 0) << '\n';
       auto children = fork_sleepers(50);
       out << children.size() << '\n';
       if (!report.pid_isolated)
@@ -132,7 +148,8 @@ seen sandboxed_stand_in(uid_t uid) {
   in >> s.network_isolated >> s.pid_isolated >> s.uid;
   in.ignore();
   std::getline(in, s.capabilities);
-  in >> s.unshare_refused >> s.helper_work_seen >> s.forked;
+  in >> s.unshare_refused >> s.helper_work_seen >> s.init_untraceable
+    >> s.waiter_memory_closed >> s.forked;
   return s;
 }
 
@@ -140,7 +157,8 @@ seen sandboxed_stand_in(uid_t uid) {
 
 TEST_CASE("a runner that is not root gets a network and a PID namespace in "
           "a user namespace of its own, keeps its user id, leaves kernel "
-          "code no capability and caps the evaluation's tasks") {
+          "code no capability, with which it could trace the namespace's "
+          "init or waiter, and caps the evaluation's tasks") {
   auto uid = ::geteuid() == 0 ? unused_uid() : ::geteuid();
   auto s = sandboxed_stand_in(uid);
   INFO("error \"" << s.error << "\", uid " << s.uid << ", CapEff "
@@ -160,6 +178,12 @@ TEST_CASE("a runner that is not root gets a network and a PID namespace in "
   CHECK(s.helper_work_seen >= helper_work);
   // RLIMIT_NPROC = the namespace's waiter, init and worker + 4.
   CHECK(s.forked == 4);
+  // Init and the waiter run as the kernel's user but keep the capabilities
+  // the worker dropped, which the kernel would need to trace them: it
+  // cannot stop init's reaping nor make the waiter, outside the namespace,
+  // start a process that outlives the evaluation.
+  CHECK(s.init_untraceable);
+  CHECK(s.waiter_memory_closed);
 }
 
 TEST_CASE("enter_user_namespace keeps the caller's ids, and "

@@ -14,17 +14,12 @@
 
 namespace eat::devices::test {
 
-namespace {
-
-/// "k=v k=v" for a template instance.
 std::string instance_label(const param_map& params) {
   std::string label;
   for (const auto& [k, v] : params)
     label += (label.empty() ? "" : " ") + k + "=" + v;
   return label;
 }
-
-} // namespace
 
 eval_result evaluate_on_cpu(
   const task_spec& task, const std::string& cu, bool hip) {
@@ -78,11 +73,12 @@ task_spec gpu_task_on_cpu(const std::string& name,
   return task;
 }
 
-loaded_library::loaded_library(const std::string& source)
+loaded_library::loaded_library(
+  const std::string& source, const std::vector<std::string>& flags)
   : dir_{make_temp_dir()} {
   auto gxx = compiler::make("g++", dir_.path().string(), 120);
   REQUIRE(gxx);
-  auto built = gxx->compile(source, {"-O2", "-std=c++17"}, "library.cpp");
+  auto built = gxx->compile(source, flags, "library.cpp");
   REQUIRE(built);
   INFO(built->log);
   REQUIRE(built->ok);

@@ -28,6 +28,9 @@ void check_file_passes(
 /// The template family `name` of `gpu`; fails the test if it has none.
 const template_family& family_of(const task_spec& gpu, const std::string& name);
 
+/// "k=v k=v" for a template instance.
+std::string instance_label(const param_map& params);
+
 /// Each of `instances` of `family` (a CUDA family, HIP with `hip`) passes
 /// against the reference of `task` when run on the CPU.
 void check_instances(const task_spec& task, const template_family& family,
@@ -41,11 +44,12 @@ task_spec gpu_task_on_cpu(const std::string& name,
   const std::vector<std::string>& lines, const std::filesystem::path& dir,
   bool hip);
 
-/// C++ source compiled with g++ into a shared object and loaded in this
-/// process; fails the test if it does not build or load.
+/// C++ source compiled with g++ (with `flags`) into a shared object and
+/// loaded in this process; fails the test if it does not build or load.
 class loaded_library {
 public:
-  explicit loaded_library(const std::string& source);
+  explicit loaded_library(const std::string& source,
+    const std::vector<std::string>& flags = {"-O2", "-std=c++17"});
   ~loaded_library();
   loaded_library(const loaded_library&) = delete;
   loaded_library& operator=(const loaded_library&) = delete;

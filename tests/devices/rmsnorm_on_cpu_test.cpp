@@ -26,20 +26,11 @@ using test::check_file_passes;
 using test::check_instances;
 using test::evaluate_on_cpu;
 using test::family_of;
+using test::rmsnorm_line;
 
 namespace fs = std::filesystem;
 
 namespace {
-
-/// A workload line of the rmsnorm_h4096 definition (hidden_size is its
-/// constant 4096).
-std::string rmsnorm_line(int batch) {
-  return R"({"definition": "rmsnorm_h4096", "workload": {"axes": )"
-         R"({"batch_size": )"
-         + std::to_string(batch)
-         + R"(}, "inputs": {"hidden_states": {"type": "random"}, )"
-           R"("weight": {"type": "random"}}}})";
-}
 
 /// The rmsnorm task of the backend (HIP with `hip`) as a CPU task on 1 row
 /// and on 3 (blocks of 2, 4 and 16 rows end part-full; on HIP a wavefront

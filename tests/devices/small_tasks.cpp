@@ -25,6 +25,14 @@ task_spec small_task(const std::string& name,
   return std::move(*task);
 }
 
+std::string rmsnorm_line(int batch) {
+  return R"({"definition": "rmsnorm_h4096", "workload": {"axes": )"
+         R"({"batch_size": )"
+         + std::to_string(batch)
+         + R"(}, "inputs": {"hidden_states": {"type": "random"}, )"
+           R"("weight": {"type": "random"}}}})";
+}
+
 std::string decode_line(bool mla, int batch, int tokens) {
   auto n = std::to_string(tokens);
   std::string random = R"({"type": "random"})";

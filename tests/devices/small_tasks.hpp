@@ -1,7 +1,7 @@
 // Shipped tasks (kernels/) on small workloads, for tests that run their
 // kernels slowly (CUDA on the CPU): a task loaded with workload lines of
-// FlashInfer-Bench's JSONL in place of its own, and such lines for the MLA
-// and GQA decode definitions.
+// FlashInfer-Bench's JSONL in place of its own, and such lines for the
+// rmsnorm, MLA and GQA decode definitions.
 
 #pragma once
 
@@ -17,6 +17,10 @@ namespace eat::devices::test {
 /// written to a file in `dir`; fails the test if it does not load.
 task_spec small_task(const std::string& name,
   const std::vector<std::string>& lines, const std::filesystem::path& dir);
+
+/// A workload line of the rmsnorm_h4096 definition: `batch` rows of its
+/// constant 4096, inputs random.
+std::string rmsnorm_line(int batch);
 
 /// A workload line of the MLA (`mla`) or GQA decode definition: `batch`
 /// requests over `tokens` pages in all, the other inputs random.

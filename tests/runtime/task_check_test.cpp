@@ -97,7 +97,7 @@ const std::vector<std::string> shipped = {"gemm_n4096_k4096",
   "mla_paged_decode_h16_ckv512_kpe64_ps1",
   "mla_paged_decode_h16_ckv512_kpe64_ps1_cuda",
   "mla_paged_decode_h16_ckv512_kpe64_ps1_hip", "rmsnorm_h4096",
-  "rmsnorm_h4096_cuda", "rmsnorm_h4096_hip", "sgemm", "sgemm_cuda",
+  "rmsnorm_h4096_bf16", "rmsnorm_h4096_cuda", "rmsnorm_h4096_hip", "sgemm", "sgemm_cuda",
   "sgemm_hip", "softmax", "softmax_cuda", "softmax_hip"};
 
 void check_shipped(const std::string& name) {
@@ -136,6 +136,7 @@ EAT_SHIPPED_TASK_PASSES("mla_paged_decode_h16_ckv512_kpe64_ps1")
 EAT_SHIPPED_TASK_PASSES("mla_paged_decode_h16_ckv512_kpe64_ps1_cuda")
 EAT_SHIPPED_TASK_PASSES("mla_paged_decode_h16_ckv512_kpe64_ps1_hip")
 EAT_SHIPPED_TASK_PASSES("rmsnorm_h4096")
+EAT_SHIPPED_TASK_PASSES("rmsnorm_h4096_bf16")
 EAT_SHIPPED_TASK_PASSES("rmsnorm_h4096_cuda")
 EAT_SHIPPED_TASK_PASSES("rmsnorm_h4096_hip")
 EAT_SHIPPED_TASK_PASSES("sgemm")

@@ -323,13 +323,17 @@ TEST_CASE("a builtin kind's traces carry its trace_definition, else the "
 }
 
 TEST_CASE("the shipped fp32 rmsnorm_h4096 does not claim FlashInfer-Bench's "
-          "bf16 definition of that name") {
+          "bf16 definition of that name, and the bf16 CPU task joins it") {
   auto cpu = load_task(fs::path{EAT_SOURCE_DIR} / "kernels", "rmsnorm_h4096");
+  auto bf16
+    = load_task(fs::path{EAT_SOURCE_DIR} / "kernels", "rmsnorm_h4096_bf16");
   auto cuda
     = load_task(fs::path{EAT_SOURCE_DIR} / "kernels", "rmsnorm_h4096_cuda");
   REQUIRE(cpu);
+  REQUIRE(bf16);
   REQUIRE(cuda);
   CHECK(definition_name(*cuda) == "rmsnorm_h4096");
+  CHECK(definition_name(*bf16) == "rmsnorm_h4096");
   CHECK(definition_name(*cpu) != definition_name(*cuda));
 }
 

@@ -7,7 +7,6 @@
 #include <filesystem>
 #include <fstream>
 
-#include <pwd.h>
 #include <sched.h>
 #include <unistd.h>
 
@@ -15,6 +14,7 @@
 #include "devices/compiler.hpp"
 #include "devices/cpu_peak.hpp"
 #include "devices/kind.hpp"
+#include "devices/run_as.hpp"
 #include "devices/runner_client.hpp"
 #include "devices/scoring.hpp"
 #include "devices/sha256.hpp"
@@ -387,29 +387,6 @@ std::string pin_thread(const std::vector<int>& cores) {
   return {};
 }
 
-namespace {
-
-/// Fills the user and group ids of `opts.run_as` when this process is
-/// root, the only one that can switch to them.
-caf::error resolve_run_as(const std::string& id, cpu_options& opts) {
-  if (::geteuid() != 0 || opts.run_as.empty())
-    return {};
-  std::vector<char> buf(16384);
-  passwd entry;
-  passwd* found = nullptr;
-  if (::getpwnam_r(opts.run_as.c_str(), &entry, buf.data(), buf.size(),
-        &found) != 0
-      || found == nullptr)
-    return make_error(error::invalid_config,
-      "cpu device " + id + ": run_as: no user \"" + opts.run_as
-        + "\" on this machine (run_as = \"\" runs kernel code as root)");
-  opts.run_as_uid = entry.pw_uid;
-  opts.run_as_gid = entry.pw_gid;
-  return {};
-}
-
-} // namespace
-
 caf::expected<std::unique_ptr<device>> make_cpu_device(
   std::string id, cpu_options opts) {
   if (opts.runner_path.empty())
@@ -439,8 +416,11 @@ caf::expected<std::unique_ptr<device>> make_cpu_device(
     *program, (work_dir / "cache").string(), opts.compile_timeout_s);
   if (!comp)
     return std::move(comp.error());
-  if (auto err = resolve_run_as(id, opts))
+  run_as_ids ids;
+  if (auto err = resolve_run_as("cpu device " + id, opts.run_as, ids))
     return err;
+  opts.run_as_uid = ids.uid;
+  opts.run_as_gid = ids.gid;
   auto core = resolve_core(opts.core);
   if (!core)
     return std::move(core.error());

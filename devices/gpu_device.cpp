@@ -14,6 +14,7 @@
 #include "devices/gpu_runner_client.hpp"
 #include "devices/gpu_toolchain.hpp"
 #include "devices/kind.hpp"
+#include "devices/run_as.hpp"
 #include "devices/scoring.hpp"
 #include "devices/sha256.hpp"
 
@@ -45,6 +46,16 @@ std::string measurement_method(const timing_options& t, const std::string& b) {
          + " samples and relative SE < " + short_number(t.max_rel_se)
          + ", or after " + short_number(t.max_time_s)
          + " s; speedup of medians with a paired bootstrap 95% CI";
+}
+
+/// "; kernel code run as uid N" (or "as root"): whom the runner loaded
+/// kernel code as; nothing when it stopped before.
+std::string kernel_user(const gpu_runner_reply& r) {
+  if (r.kernel_uid < 0)
+    return {};
+  return r.kernel_uid == 0
+           ? "; kernel code run as root"
+           : "; kernel code run as uid " + std::to_string(r.kernel_uid);
 }
 
 /// What the device knows about its GPU, fixed when it is made.
@@ -142,6 +153,8 @@ gpu_runner_request gpu_device::make_request(
   static_cast<runner_request&>(req) = make_runner_request(
     task, so, seed, opts_.timing, setup_.core, opts_.eval_timeout_s);
   req.limits.address_space_mib = 0; // not applied by GPU runners
+  req.limits.run_as_uid = opts_.run_as_uid;
+  req.limits.run_as_gid = opts_.run_as_gid;
   req.backend = setup_.backend;
   req.gpu = setup_.info.index;
   req.identity = setup_.info.uuid;
@@ -178,8 +191,9 @@ eval_result gpu_device::run(const task_spec& task, const candidate& c,
   result.method = measurement_method(opts_.timing, setup_.backend)
                   + "; speed-of-light gate: " + peak_text(gate);
   if (run->reply)
-    result.method += "; L2 flush " + std::to_string(run->reply->flush_bytes >> 20)
-                     + " MiB; " + run->reply->gpu_notes;
+    result.method += "; L2 flush "
+                     + std::to_string(run->reply->flush_bytes >> 20) + " MiB; "
+                     + run->reply->gpu_notes + kernel_user(*run->reply);
   if (!run->common.reply)
     return fail(run->common.status, std::move(run->common.detail));
   auto scored = apply_speed_of_light(
@@ -307,6 +321,11 @@ caf::expected<std::unique_ptr<device>> make_gpu_device_for(
   const auto& backend = setup.backend;
   if (auto ok = resolve_paths(id, opts); !ok)
     return std::move(ok.error());
+  run_as_ids ids;
+  if (auto err = resolve_run_as(backend + " device " + id, opts.run_as, ids))
+    return err;
+  opts.run_as_uid = ids.uid;
+  opts.run_as_gid = ids.gid;
   if (opts.compiler.empty())
     opts.compiler = backend == "cuda" ? "nvcc" : "hipcc";
   auto tools = gpu_toolchain::make(backend, opts.compiler, opts.host_compiler,

@@ -48,6 +48,14 @@ struct gpu_options {
   std::string work_dir;
   /// GPU timing: a tighter relative standard error than the CPU's.
   timing_options timing{10, 10, 0.5, 10, 0.005, 5};
+  /// When eat runs as root: the user the runner switches to once the GPU
+  /// runtime has opened the GPU, before it loads any kernel code
+  /// (docs/harness.md, "CUDA and HIP backends"); "" keeps root. Ignored by
+  /// other users, who cannot switch.
+  std::string run_as = "nobody";
+  /// run_as's user and group ids, filled when the device is made; -1: none.
+  int64_t run_as_uid = -1;
+  int64_t run_as_gid = -1;
   /// Peaks of the speed-of-light gate; 0 takes them from the model table
   /// and the bandwidth probe. A test seam.
   double peak_flops_override = 0;

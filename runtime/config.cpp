@@ -305,6 +305,7 @@ gpu_section read_gpu(table_reader s) {
     = s.number("compile_timeout_s", positive).value_or(r.compile_timeout_s);
   r.eval_timeout_s
     = s.number("eval_timeout_s", positive).value_or(r.eval_timeout_s);
+  r.run_as = s.string("run_as", any_text).value_or(r.run_as);
   return r;
 }
 
@@ -483,7 +484,7 @@ config read_sections(const toml::table& root, const fs::path& file,
                            std::pair{"devices.hip", &cfg.hip}})
     *gpu = read_gpu(section(root, name,
       {"enabled", "gpus", "compiler", "flags", "compile_timeout_s",
-        "eval_timeout_s"},
+        "eval_timeout_s", "run_as"},
       out));
   cfg.pool = read_pool(section(root, "devices.pool",
     {"compile_workers", "ahead", "slice_timeout_s", "drain_after",

@@ -160,6 +160,8 @@ struct gpu_section {
   std::vector<std::string> flags = {"-O3"};
   double compile_timeout_s = 120;
   double eval_timeout_s = 300;
+  /// When eat runs as root: the user kernel code runs as ("" : root).
+  std::string run_as = "nobody";
 };
 
 /// The [devices.pool] section: how the device pool schedules

@@ -101,6 +101,7 @@ void add_gpu_devices(const config& cfg, const run_dir& dir,
     opts.flags = gpu->flags;
     opts.compile_timeout_s = gpu->compile_timeout_s;
     opts.eval_timeout_s = gpu->eval_timeout_s;
+    opts.run_as = gpu->run_as;
     opts.gpus = gpu->gpus;
     opts.runner_path
       = (executable_dir() / (std::string{"eat-"} + name + "-runner")).string();

@@ -56,10 +56,11 @@ workload_report run_workload_safely(
   }
 }
 
-/// Opens the GPU, allocates the flush buffer and loads the kernels into
-/// `ctx`; returns the failure, if any.
+/// Opens the GPU, allocates the flush buffer, calls `before_loading` and
+/// loads the kernels into `ctx`; returns the failure, if any.
 check_outcome prepare_context(gpu_context& ctx, gpu_api& api,
-  const gpu_runner_request& req, gpu_runner_reply& reply) {
+  gpu_runner_request& req, gpu_runner_reply& reply,
+  const before_loading_fn& before_loading) {
   if (req.backend != api.backend())
     return {eval_status::runtime_error, "a request for backend '" + req.backend
                                           + "' reached the " + api.backend()
@@ -84,6 +85,10 @@ check_outcome prepare_context(gpu_context& ctx, gpu_api& api,
   ctx.tol = request_tolerance(req);
   ctx.deterministic = req.deterministic;
   ctx.timing = req.timing;
+  if (before_loading)
+    if (auto why = before_loading(req); !why.empty())
+      return {eval_status::runtime_error,
+        "cannot switch to the kernel's user: " + why};
   return load_into(ctx, req);
 }
 
@@ -119,8 +124,8 @@ std::string call_on_device(const gpu_context& ctx, void* fn,
   return {};
 }
 
-gpu_runner_reply run_gpu_request(
-  gpu_api& api, const gpu_runner_request& req) {
+gpu_runner_reply run_gpu_request(gpu_api& api, gpu_runner_request req,
+  const before_loading_fn& before_loading) {
   gpu_runner_reply reply;
   reply.nonce = req.nonce;
   auto fail = [&](eval_status status, std::string detail) {
@@ -141,7 +146,7 @@ gpu_runner_reply run_gpu_request(
   unlock_when_done unlock{ctx.reference_code};
   ctx.k = find_kind(req.kind);
   ctx.gk = find_gpu_kind(req.kind);
-  if (auto ready = prepare_context(ctx, api, req, reply);
+  if (auto ready = prepare_context(ctx, api, req, reply, before_loading);
       ready.status != eval_status::passed)
     return fail(ready.status, std::move(ready.detail));
   reply.gpu_notes = "before timing: " + api.clock_snapshot();

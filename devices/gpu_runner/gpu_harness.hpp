@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -53,9 +54,16 @@ struct gpu_context {
   size_t allowed_threads = 0;
 };
 
-/// Runs `req` on the GPU of `api` to its reply: opens the GPU, loads the
+/// Called once the GPU is open, before any kernel code is loaded, with the
+/// request whose shared-object paths it may rewrite; returns why it
+/// failed, or an empty string.
+using before_loading_fn = std::function<std::string(gpu_runner_request&)>;
+
+/// Runs `req` on the GPU of `api` to its reply: opens the GPU, calls
+/// `before_loading` (eat-cuda-runner switches users there), loads the
 /// kernels, then each workload in turn until one fails. Never throws.
-gpu_runner_reply run_gpu_request(gpu_api& api, const gpu_runner_request& req);
+gpu_runner_reply run_gpu_request(gpu_api& api, gpu_runner_request req,
+  const before_loading_fn& before_loading = {});
 
 /// The problem of workload `w` as the harness sees it.
 problem problem_of(const gpu_context& ctx, const workload& w);

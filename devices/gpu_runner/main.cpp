@@ -27,12 +27,17 @@ int main() {
   if (!sandbox.error.empty())
     runner_exit(program, 3, "cannot set up the sandbox: " + sandbox.error);
   auto api = make_gpu_api();
-  auto reply = run_gpu_request(*api, *req);
+  // Kernel code runs as the request's user; the runtime has opened the GPU
+  // as root by then.
+  auto reply = run_gpu_request(*api, *req, [&](gpu_runner_request& r) {
+    return switch_kernel_user(
+      r.limits, {&r.reference_so, &r.baseline_so, &r.candidate_so});
+  });
   reply.network_isolated = sandbox.network_isolated;
   reply.pid_isolated = sandbox.pid_isolated;
   reply.tasks_capped = sandbox.tasks_capped;
   reply.core = sandbox.core;
-  reply.kernel_uid = sandbox.kernel_uid;
+  reply.kernel_uid = static_cast<int64_t>(::getuid());
   write_reply_bytes(program, eat::wire::encode(reply));
   // _exit: no destructors of kernel code or of the GPU runtime may run (or
   // write to fd 4) after the reply; the driver reclaims the context.

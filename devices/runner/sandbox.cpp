@@ -153,13 +153,31 @@ sandbox_report apply_sandbox(const runner_limits& limits, int32_t core,
     ::prctl(PR_SET_DUMPABLE, 0);
   }
   // Before the limits: RLIMIT_NPROC counts the tasks of the user the
-  // kernel runs as.
-  report.error = drop_root(limits.run_as_uid, limits.run_as_gid, code);
-  if (!report.error.empty())
-    return report;
+  // kernel runs as. A GPU runner switches later, once its runtime has
+  // opened the GPU (switch_kernel_user).
+  if (who == sandboxed::cpu_runner) {
+    report.error = drop_root(limits.run_as_uid, limits.run_as_gid, code);
+    if (!report.error.empty())
+      return report;
+  }
   report.kernel_uid = ::getuid();
   report.error = apply_limits(limits, who, own_user_namespace);
   return report;
+}
+
+std::string switch_kernel_user(
+  const runner_limits& limits, const std::vector<std::string*>& code) {
+  const auto before = ::getuid();
+  if (auto why = drop_root(limits.run_as_uid, limits.run_as_gid, code);
+      !why.empty())
+    return why;
+  if (::getuid() == before)
+    return {};
+  // apply_sandbox counted root's tasks, whom RLIMIT_NPROC does not bind;
+  // now it binds, and counts the new user's (the runtime's threads among
+  // them).
+  auto nproc = static_cast<rlim_t>(user_task_count() + limits.extra_tasks);
+  return set_limit(RLIMIT_NPROC, "RLIMIT_NPROC", nproc, nproc);
 }
 
 } // namespace eat::devices

@@ -4,9 +4,10 @@
 // group, resource limits, no new privileges, death with its parent, a
 // private network namespace, a PID namespace and cgroups of its own (a cap
 // on tasks, the CPU time of all of them) where permitted, one pinned core,
-// and for the CPU runner started by root, an unprivileged user for the
-// kernel. The GPU
-// runners go without RLIMIT_AS, which the GPU runtimes cannot live with
+// and for a runner started by root, an unprivileged user for the kernel
+// (a GPU runner switches once its runtime has opened the GPU, which the
+// user may not be allowed to open: switch_kernel_user). The GPU runners go
+// without RLIMIT_AS, which the GPU runtimes cannot live with
 // (they reserve hundreds of GiB of virtual address space for unified
 // addressing; device memory is bounded by the GPU and owned by the
 // harness), and disable the CUDA JIT cache (CUDA_CACHE_DISABLE=1) so that
@@ -53,12 +54,22 @@ enum class sandboxed { cpu_runner, gpu_runner };
 
 /// Applies `limits` and pins the calling process to `core`. Where a PID
 /// namespace can be made, it returns in a new process, the namespace's
-/// worker (devices/runner/pid_namespace.hpp). A root runner whose limits
-/// name a user to run as switches to it (devices/runner/drop_root.hpp),
-/// rewriting the paths in `code`, the shared objects it loads afterwards.
+/// worker (devices/runner/pid_namespace.hpp). A root CPU runner whose
+/// limits name a user to run as switches to it (devices/runner/
+/// drop_root.hpp), rewriting the paths in `code`, the shared objects it
+/// loads afterwards; a GPU runner calls switch_kernel_user for that.
 sandbox_report apply_sandbox(const runner_limits& limits, int32_t core,
   sandboxed who = sandboxed::cpu_runner,
   const std::vector<std::string*>& code = {});
+
+/// A GPU runner's switch to the user `limits` names, once its runtime has
+/// opened the GPU (whose device files that user may not be allowed to
+/// open) and before it loads kernel code: drop_root with `code`, then
+/// RLIMIT_NPROC set again from that user's task count. Nothing when the
+/// limits name no user or the process is not root. Returns why it failed,
+/// or an empty string.
+std::string switch_kernel_user(
+  const runner_limits& limits, const std::vector<std::string*>& code);
 
 /// Returns the number of tasks (threads) of processes whose real user id
 /// is this process's, as RLIMIT_NPROC counts them.

@@ -10,7 +10,10 @@
 // families (bf16 inputs, page tables, a scalar: the definition kind's
 // device buffers); wrong kernels are caught, a crashing or hanging runner is
 // reported and the device goes on, the runner refuses a GPU that is not the
-// device's.
+// device's, and run by root it loads kernel code as run_as.
+
+#include <pwd.h>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
 
@@ -39,10 +42,9 @@ gpu_info host_gpu(const std::string& backend) {
   return g;
 }
 
-/// A device of `backend` on the CPU; `uuid` is the GPU it believes it has.
-std::unique_ptr<device> device_on_cpu(const std::string& backend,
-  const scratch_dir& dir, double eval_timeout_s = 120,
-  const std::string& uuid = "FAKE-0") {
+/// Options of a device of `backend` on the CPU.
+gpu_options options_on_cpu(
+  const std::string& backend, const scratch_dir& dir, double eval_timeout_s) {
   auto opts = quick_gpu_options(backend, dir);
   opts.compiler = EAT_TEST_NVCC_ON_CPU;
   opts.runner_path = backend == "cuda" ? EAT_TEST_CUDA_RUNNER_ON_CPU
@@ -51,6 +53,15 @@ std::unique_ptr<device> device_on_cpu(const std::string& backend,
   // No bandwidth probe on the CPU; peaks no emulated kernel comes near.
   opts.peak_flops_override = 1e15;
   opts.peak_bw_override = 1e13;
+  return opts;
+}
+
+/// A device of `backend` on the CPU; `uuid` is the GPU it believes it has.
+std::unique_ptr<device> device_on_cpu(const std::string& backend,
+  const scratch_dir& dir, double eval_timeout_s = 120,
+  const std::string& uuid = "FAKE-0", const std::string& run_as = "nobody") {
+  auto opts = options_on_cpu(backend, dir, eval_timeout_s);
+  opts.run_as = run_as;
   auto gpu = host_gpu(backend);
   gpu.uuid = uuid;
   auto made = make_gpu_device_for(
@@ -203,6 +214,50 @@ TEST_CASE("a GPU runner refuses to evaluate on a GPU that is not the "
   CHECK(r.status == eval_status::runtime_error);
   CHECK_THAT(r.detail, Catch::Contains("FAKE-0"));
   CHECK_THAT(r.detail, Catch::Contains("GPU-elsewhere"));
+}
+
+TEST_CASE("run by root, a GPU runner loads kernel code as run_as, after the "
+          "runtime has opened the GPU as root") {
+  auto dir = make_temp_dir();
+  auto task = small_sgemm("cuda");
+  auto as_nobody
+    = evaluate(*device_on_cpu("cuda", dir), task, task.baseline_source);
+  check_timed(as_nobody);
+  auto as_root = evaluate(
+    *device_on_cpu("cuda", dir, 120, "FAKE-0", ""), task, task.baseline_source);
+  check_timed(as_root);
+  if (::geteuid() != 0) {
+    WARN("not root: the runner keeps the test's user");
+    auto own = "; kernel code run as uid " + std::to_string(::getuid());
+    CHECK_THAT(as_nobody.method, Catch::Contains(own));
+    CHECK_THAT(as_root.method, Catch::Contains(own));
+    return;
+  }
+  const passwd* nobody = ::getpwnam("nobody");
+  REQUIRE(nobody != nullptr);
+  CHECK_THAT(as_nobody.method,
+    Catch::Contains(
+      "; kernel code run as uid " + std::to_string(nobody->pw_uid)));
+  CHECK_THAT(as_root.method, Catch::Contains("; kernel code run as root"));
+  // Root opened the GPU in both (tests/devices/host_gpu_api.hpp).
+  CHECK_THAT(as_nobody.method, Catch::Contains("opened by uid 0"));
+  CHECK_THAT(as_root.method, Catch::Contains("opened by uid 0"));
+}
+
+TEST_CASE("a GPU device run by root names an unknown run_as user") {
+  auto dir = make_temp_dir();
+  auto opts = options_on_cpu("cuda", dir, 120);
+  opts.run_as = "no-such-user-of-eat";
+  auto made = make_gpu_device_for(
+    "cuda0", host_gpu("cuda"), "host runtime", std::move(opts));
+  if (::geteuid() != 0) {
+    CHECK(made); // other users cannot switch: run_as is ignored
+    return;
+  }
+  REQUIRE(!made);
+  CHECK_THAT(render(made.error()),
+    Catch::Contains("cuda device cuda0: run_as: no user "
+                    "\"no-such-user-of-eat\" on this machine"));
 }
 
 TEST_CASE("CUDA and HIP devices on the CPU pass the MLA decode baseline and "

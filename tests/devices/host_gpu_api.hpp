@@ -13,6 +13,8 @@
 #include <cstring>
 #include <string>
 
+#include <unistd.h>
+
 #include "actors/protocol/error.hpp"
 #include "devices/gpu_runner/gpu_api.hpp"
 
@@ -30,6 +32,7 @@ public:
     return backend_;
   }
   std::string open(int index) override {
+    opened_by_ = static_cast<long>(::getuid());
     return index == 0 ? "" : "no such fake GPU";
   }
   gpu_identity identity() const override {
@@ -76,12 +79,15 @@ public:
   std::string error_text(int code) const override {
     return "fake error " + std::to_string(code);
   }
+  /// Names the user that opened the GPU, which a runner may have left
+  /// since (a real GPU's device files may be root's alone).
   std::string clock_snapshot() override {
-    return "host clocks";
+    return "host clocks (opened by uid " + std::to_string(opened_by_) + ")";
   }
 
 private:
   const char* backend_;
+  long opened_by_ = -1;
   std::chrono::steady_clock::time_point events_[2];
 };
 

@@ -117,6 +117,21 @@ TEST_CASE("GPU devices stop sampling at a relative standard error of 0.5 % "
   CHECK(eat::gpu_timing(*set).max_rel_se == 0.02);
 }
 
+TEST_CASE("[devices.cuda] and [devices.hip] name the user GPU kernel code "
+          "runs as when eat is root, nobody unless set") {
+  auto plain = eat::parse_config(run_ok, test_file);
+  REQUIRE(plain);
+  CHECK(plain->cuda.run_as == "nobody");
+  CHECK(plain->hip.run_as == "nobody");
+  auto set = eat::parse_config(run_ok
+                                 + "[devices.cuda]\nrun_as = \"daemon\"\n"
+                                   "[devices.hip]\nrun_as = \"\"\n",
+    test_file);
+  REQUIRE(set);
+  CHECK(set->cuda.run_as == "daemon");
+  CHECK(set->hip.run_as.empty());
+}
+
 TEST_CASE("every key of a full configuration is read") {
   auto cfg = eat::load_config(configs / "full.toml");
   REQUIRE(cfg);
@@ -274,6 +289,7 @@ TEST_CASE("values out of range are rejected with the range") {
     {"devices.cpu", "eval_timeout_s", "-1.5", "a number > 0, got float -1.5"},
     {"devices.cpu", "address_space_mib", "63", "an integer in [64, 16777216]"},
     {"devices.cpu", "run_as", "0", "a string, got 0"},
+    {"devices.cuda", "run_as", "1", "a string, got 1"},
     {"timing", "warmup", "100001", "an integer in [0, 100000]"},
     {"timing", "min_samples", "0", "an integer in [1, 1000000]"},
     {"timing", "min_time_s", "-0.1", "a number >= 0, got float -0.1"},

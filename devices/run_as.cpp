@@ -1,0 +1,30 @@
+#include "devices/run_as.hpp"
+
+#include <vector>
+
+#include <pwd.h>
+#include <unistd.h>
+
+#include "actors/protocol/error.hpp"
+
+namespace eat::devices {
+
+caf::error resolve_run_as(
+  const std::string& device, const std::string& user, run_as_ids& ids) {
+  ids = {};
+  if (::geteuid() != 0 || user.empty())
+    return {};
+  std::vector<char> buf(16384);
+  passwd entry;
+  passwd* found = nullptr;
+  if (::getpwnam_r(user.c_str(), &entry, buf.data(), buf.size(), &found) != 0
+      || found == nullptr)
+    return make_error(error::invalid_config,
+      device + ": run_as: no user \"" + user
+        + "\" on this machine (run_as = \"\" runs kernel code as root)");
+  ids.uid = entry.pw_uid;
+  ids.gid = entry.pw_gid;
+  return {};
+}
+
+} // namespace eat::devices

@@ -1,0 +1,28 @@
+// The user a device's runner switches to before it loads kernel code, when
+// eat runs as root (`run_as` of [devices.cpu], [devices.cuda] and
+// [devices.hip]; docs/harness.md, "Sandbox"). Reads the user database;
+// any thread.
+
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <caf/error.hpp>
+
+namespace eat::devices {
+
+/// A user's ids; -1 when the runner keeps its own.
+struct run_as_ids {
+  int64_t uid = -1;
+  int64_t gid = -1;
+};
+
+/// The ids of `user` when this process is root, the only one that can
+/// switch to them; none when it is not root or `user` is empty (keep
+/// root). Fails (invalid_config) naming `device` ("cpu device cpu0") when
+/// the machine has no such user.
+caf::error resolve_run_as(
+  const std::string& device, const std::string& user, run_as_ids& ids);
+
+} // namespace eat::devices

@@ -225,8 +225,8 @@ void bench_task(const task_spec& task, devices::device& quick,
     // The goal is the memory-bound operations' (issue 5), the kinds or a
     // definition's op_type; the decode tasks get the figure without one (on
     // a CPU their workloads are compute-bound).
-    bool memory_bound = operation(task) == "rmsnorm"
-                        || operation(task) == "softmax";
+    auto op = operation(task);
+    bool memory_bound = op == "rmsnorm" || op == "softmax";
     auto pass = bench::print_figure(task.name + ": best / bandwidth bound",
       100 * fraction, "%", memory_bound ? ">= 60 %" : "-", fraction >= 0.6);
     if (memory_bound)

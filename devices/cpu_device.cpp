@@ -77,10 +77,8 @@ std::string measurement_method(
                            : "; kernel processes in the host's PID namespace")
          + (r.tasks_capped ? "; tasks capped by a pids cgroup"
                            : "; tasks capped by RLIMIT_NPROC alone")
-         + "; hidden work counted " + hidden_work_count(r)
-         + (r.kernel_uid == 0
-              ? "; kernel code run as root"
-              : "; kernel code run as uid " + std::to_string(r.kernel_uid));
+         + "; hidden work counted " + hidden_work_count(r) + "; "
+         + kernel_user_note(r.kernel_uid);
 }
 
 /// "peak ~X GFLOP/s, ~Y GB/s", the figures the speed-of-light gate uses.

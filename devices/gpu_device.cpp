@@ -48,16 +48,6 @@ std::string measurement_method(const timing_options& t, const std::string& b) {
          + " s; speedup of medians with a paired bootstrap 95% CI";
 }
 
-/// "; kernel code run as uid N" (or "as root"): whom the runner loaded
-/// kernel code as; nothing when it stopped before.
-std::string kernel_user(const gpu_runner_reply& r) {
-  if (r.kernel_uid < 0)
-    return {};
-  return r.kernel_uid == 0
-           ? "; kernel code run as root"
-           : "; kernel code run as uid " + std::to_string(r.kernel_uid);
-}
-
 /// What the device knows about its GPU, fixed when it is made.
 struct gpu_setup {
   std::string backend;
@@ -193,7 +183,8 @@ eval_result gpu_device::run(const task_spec& task, const candidate& c,
   if (run->reply)
     result.method += "; L2 flush "
                      + std::to_string(run->reply->flush_bytes >> 20) + " MiB; "
-                     + run->reply->gpu_notes + kernel_user(*run->reply);
+                     + run->reply->gpu_notes + "; "
+                     + kernel_user_note(run->reply->kernel_uid);
   if (!run->common.reply)
     return fail(run->common.status, std::move(run->common.detail));
   auto scored = apply_speed_of_light(

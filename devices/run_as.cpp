@@ -27,4 +27,9 @@ caf::error resolve_run_as(
   return {};
 }
 
+std::string kernel_user_note(int64_t uid) {
+  return uid == 0 ? "kernel code run as root"
+                  : "kernel code run as uid " + std::to_string(uid);
+}
+
 } // namespace eat::devices

@@ -25,4 +25,8 @@ struct run_as_ids {
 caf::error resolve_run_as(
   const std::string& device, const std::string& user, run_as_ids& ids);
 
+/// "kernel code run as uid N", or "kernel code run as root" for uid 0:
+/// the method line's words for whom a runner loaded kernel code as.
+std::string kernel_user_note(int64_t uid);
+
 } // namespace eat::devices

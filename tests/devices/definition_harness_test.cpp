@@ -15,6 +15,7 @@
 #include "devices/kinds/dtype.hpp"
 #include "devices/kinds/problem.hpp"
 #include "runtime/task_file.hpp"
+#include "tests/devices/on_cpu_checks.hpp"
 #include "tests/devices/test_support.hpp"
 
 using namespace eat;
@@ -42,11 +43,7 @@ std::string variant(
 }
 
 eval_result evaluate(const task_spec& task, const std::string& source) {
-  auto work = test::make_temp_dir();
-  auto dev = test::make_device(test::fast_options(work));
-  auto c = test::make_candidate("c1", source);
-  c.task = task.name;
-  return dev->evaluate(task, c, 42);
+  return test::evaluate_source(task, source, 42);
 }
 
 } // namespace

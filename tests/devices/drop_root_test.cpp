@@ -180,6 +180,41 @@ TEST_CASE("after drop_root, RLIMIT_NPROC set from user_task_count caps the "
   CHECK(said == "");
 }
 
+TEST_CASE("switch_kernel_user, the GPU runners' late switch, sets "
+          "RLIMIT_NPROC again from the new user's tasks") {
+  if (not_root())
+    return;
+  uid_t unused = 54'323;
+  while (::getpwuid(unused) != nullptr)
+    ++unused;
+  auto scratch = make_temp_dir();
+  auto said = in_child(scratch.path(), [&]() -> std::string {
+    // As apply_sandbox left it for root: root's count + 3, which binds
+    // nobody once the count is another user's.
+    rlimit roots{user_task_count() + 3, user_task_count() + 3};
+    if (::setrlimit(RLIMIT_NPROC, &roots) != 0)
+      return "setrlimit failed";
+    runner_limits limits;
+    limits.run_as_uid = unused;
+    limits.run_as_gid = unused;
+    limits.extra_tasks = 3;
+    if (auto why = switch_kernel_user(limits, {}); !why.empty())
+      return "switch_kernel_user: " + why;
+    if (::getuid() != unused)
+      return "still uid " + std::to_string(::getuid());
+    auto children = fork_sleepers(10);
+    for (auto child : children) {
+      ::kill(child, SIGKILL);
+      ::waitpid(child, nullptr, 0);
+    }
+    // This process and 3 more.
+    if (children.size() != 3)
+      return "forked " + std::to_string(children.size());
+    return "";
+  });
+  CHECK(said == "");
+}
+
 TEST_CASE("drop_root refuses a working directory that is not private to "
           "root, and stays root") {
   if (not_root())

@@ -21,15 +21,18 @@ std::string instance_label(const param_map& params) {
   return label;
 }
 
+eval_result evaluate_source(
+  const task_spec& task, const std::string& source, uint64_t seed) {
+  auto work = make_temp_dir();
+  auto dev = make_device(fast_options(work));
+  auto c = make_candidate("c1", source);
+  c.task = task.name;
+  return dev->evaluate(task, c, seed);
+}
+
 eval_result evaluate_on_cpu(
   const task_spec& task, const std::string& cu, bool hip) {
-  auto work = make_temp_dir();
-  auto opts = fast_options(work);
-  auto dev = make_device(opts);
-  auto c
-    = make_candidate("cuda_on_cpu", hip ? hip_on_cpu(cu) : cuda_on_cpu(cu));
-  c.task = task.name;
-  return dev->evaluate(task, c, 11);
+  return evaluate_source(task, hip ? hip_on_cpu(cu) : cuda_on_cpu(cu));
 }
 
 void check_file_passes(

@@ -5,6 +5,7 @@
 
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -14,6 +15,11 @@
 #include "devices/scratch_dir.hpp"
 
 namespace eat::devices::test {
+
+/// Evaluates C++ source `source` as a candidate of `task` on a fresh CPU
+/// device, with `seed`.
+eval_result evaluate_source(
+  const task_spec& task, const std::string& source, uint64_t seed = 11);
 
 /// Evaluates CUDA source `cu` (HIP source with `hip`) as a CPU candidate
 /// of `task` on a fresh CPU device.

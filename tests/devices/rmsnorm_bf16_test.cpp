@@ -7,7 +7,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -15,6 +14,7 @@
 #include <catch2/catch.hpp>
 
 #include "actors/agent/render.hpp"
+#include "devices/kinds/dtype.hpp"
 #include "runtime/task_file.hpp"
 #include "tests/devices/on_cpu_checks.hpp"
 #include "tests/devices/small_tasks.hpp"
@@ -22,6 +22,7 @@
 
 using namespace eat;
 using namespace eat::devices;
+using test::evaluate_source;
 using test::family_of;
 using test::instance_label;
 using test::rmsnorm_line;
@@ -36,14 +37,6 @@ task_spec small_rmsnorm(const scratch_dir& dir) {
   return test::small_task(name, {rmsnorm_line(1), rmsnorm_line(3)}, dir.path());
 }
 
-eval_result evaluate(const task_spec& task, const std::string& source) {
-  auto work = test::make_temp_dir();
-  auto dev = test::make_device(test::fast_options(work));
-  auto c = test::make_candidate("rmsnorm_bf16", source);
-  c.task = task.name;
-  return dev->evaluate(task, c, 11);
-}
-
 std::string instance(
   const task_spec& task, const std::string& family, const param_map& params) {
   auto source = render_template(family_of(task, family), params);
@@ -51,21 +44,14 @@ std::string instance(
   return *source;
 }
 
-float widen(uint16_t bits) {
-  uint32_t u = static_cast<uint32_t>(bits) << 16;
-  float f;
-  std::memcpy(&f, &u, sizeof(f));
-  return f;
-}
-
 /// Each element of `got` within bf16's tolerance of `expected`.
 void check_close(
   const std::vector<uint16_t>& got, const std::vector<double>& expected) {
   REQUIRE(got.size() == expected.size());
   for (size_t i = 0; i < got.size(); ++i) {
-    INFO("element " << i << ": " << widen(got[i]) << ", reference "
+    INFO("element " << i << ": " << bfloat16_to_float(got[i]) << ", reference "
                     << expected[i]);
-    CHECK(std::fabs(widen(got[i]) - expected[i])
+    CHECK(std::fabs(bfloat16_to_float(got[i]) - expected[i])
           <= 1e-2 + 1e-2 * std::fabs(expected[i]));
   }
 }
@@ -116,7 +102,7 @@ TEST_CASE("the bf16 rmsnorm baseline and instances of its three families "
           "agree with the reference") {
   auto dir = test::make_temp_dir();
   auto task = small_rmsnorm(dir);
-  auto base = evaluate(task, task.baseline_source);
+  auto base = evaluate_source(task, task.baseline_source);
   INFO("baseline: " << base.detail << base.build_log);
   CHECK(base.status == eval_status::passed);
   // Each value of each parameter at least once, the widest steps and
@@ -142,7 +128,7 @@ TEST_CASE("the bf16 rmsnorm baseline and instances of its three families "
       {{"unroll", "4"}, {"rows", "4"}, {"store", "plain"}, {"prefetch", "1"}}},
   };
   for (const auto& [family, params] : instances) {
-    auto r = evaluate(task, instance(task, family, params));
+    auto r = evaluate_source(task, instance(task, family, params));
     INFO(family << " " << instance_label(params) << ": " << r.detail
                 << r.build_log);
     CHECK(r.status == eval_status::passed);
@@ -161,12 +147,8 @@ TEST_CASE("bf16 rmsnorm instances handle rows of any length, and the "
   std::uniform_real_distribution<float> dist{-1.0f, 1.0f};
   auto draw = [&](size_t n) {
     std::vector<uint16_t> v(n);
-    for (auto& e : v) {
-      float f = dist(gen);
-      uint32_t u;
-      std::memcpy(&u, &f, sizeof(u));
-      e = static_cast<uint16_t>(u >> 16);
-    }
+    for (auto& e : v)
+      e = float_to_bfloat16(dist(gen));
     return v;
   };
   auto x = draw(batch * hidden);
@@ -215,7 +197,7 @@ TEST_CASE("a bf16 rmsnorm kernel that divides by the sum of squares instead "
   auto task = small_rmsnorm(dir);
   auto wrong = test::edited(task.baseline_source,
     "sum / static_cast<float>(hidden) + eps", "sum + eps");
-  auto r = evaluate(task, wrong);
+  auto r = evaluate_source(task, wrong);
   INFO(r.detail << r.build_log);
   CHECK(r.status == eval_status::incorrect);
   CHECK(r.detail.find("output[") != std::string::npos);

@@ -151,9 +151,7 @@ TEST_CASE("after drop_root, RLIMIT_NPROC set from user_task_count caps the "
     return;
   // A user id of no account and no process, so that no other test's
   // kernels (run as nobody, perhaps at this moment) change the count.
-  uid_t unused = 54'321;
-  while (::getpwuid(unused) != nullptr)
-    ++unused;
+  auto unused = unused_uid(54'321);
   auto scratch = make_temp_dir();
   auto said = in_child(scratch.path(), [&]() -> std::string {
     if (auto why = drop_root(unused, unused, {}); !why.empty())
@@ -184,9 +182,7 @@ TEST_CASE("switch_kernel_user, the GPU runners' late switch, sets "
           "RLIMIT_NPROC again from the new user's tasks") {
   if (not_root())
     return;
-  uid_t unused = 54'323;
-  while (::getpwuid(unused) != nullptr)
-    ++unused;
+  auto unused = unused_uid(54'323);
   auto scratch = make_temp_dir();
   auto said = in_child(scratch.path(), [&]() -> std::string {
     // As apply_sandbox left it for root: root's count + 3, which binds

@@ -7,6 +7,7 @@
 #include <iterator>
 #include <stdexcept>
 
+#include <pwd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -126,6 +127,12 @@ std::string in_child(const std::function<std::string()>& body, int reply_fd) {
     ; // retry
   CHECK(WIFEXITED(status));
   return heard;
+}
+
+uid_t unused_uid(uid_t from) {
+  while (::getpwuid(from) != nullptr)
+    ++from;
+  return from;
 }
 
 void spin_for_cpu(int64_t ns) {

@@ -69,6 +69,11 @@ std::filesystem::path kernel_writable_file(
 std::string in_child(
   const std::function<std::string()>& body, int reply_fd = -1);
 
+/// The first user id from `from` on that no account has, so that no other
+/// process shares its task count. Tests that may run at once start from
+/// different ids.
+uid_t unused_uid(uid_t from);
+
 /// Spins on the calling thread until it has used `ns` of its own CPU time.
 void spin_for_cpu(int64_t ns);
 

@@ -18,7 +18,6 @@
 
 #include <fcntl.h>
 #include <grp.h>
-#include <pwd.h>
 #include <sched.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
@@ -36,15 +35,6 @@ using namespace eat::devices;
 using namespace eat::devices::test;
 
 namespace {
-
-/// A user id of no account, so that no other process shares its task
-/// count.
-uid_t unused_uid() {
-  uid_t uid = 54'322;
-  while (::getpwuid(uid) != nullptr)
-    ++uid;
-  return uid;
-}
 
 /// As root, becomes `uid` (group `uid` too) as an unprivileged runner would
 /// be, dumpable as a program started by that user is; otherwise stays.
@@ -159,7 +149,7 @@ TEST_CASE("a runner that is not root gets a network and a PID namespace in "
           "a user namespace of its own, keeps its user id, leaves kernel "
           "code no capability, with which it could trace the namespace's "
           "init or waiter, and caps the evaluation's tasks") {
-  auto uid = ::geteuid() == 0 ? unused_uid() : ::geteuid();
+  auto uid = ::geteuid() == 0 ? unused_uid(54'322) : ::geteuid();
   auto s = sandboxed_stand_in(uid);
   INFO("error \"" << s.error << "\", uid " << s.uid << ", CapEff "
                   << s.capabilities << ", helper's work seen "
@@ -188,7 +178,7 @@ TEST_CASE("a runner that is not root gets a network and a PID namespace in "
 
 TEST_CASE("enter_user_namespace keeps the caller's ids, and "
           "drop_capabilities leaves it unable to make namespaces") {
-  auto uid = ::geteuid() == 0 ? unused_uid() : ::geteuid();
+  auto uid = ::geteuid() == 0 ? unused_uid(54'322) : ::geteuid();
   auto said = in_child([&]() -> std::string {
     if (!become(uid))
       return "cannot switch users";
@@ -217,7 +207,7 @@ TEST_CASE("a process that is not dumpable stays out of a user namespace, "
     WARN("not root: no user to switch from");
     return;
   }
-  auto uid = unused_uid();
+  auto uid = unused_uid(54'322);
   auto said = in_child([&]() -> std::string {
     // Switching users leaves a process non-dumpable.
     if (::setgroups(0, nullptr) != 0 || ::setresgid(uid, uid, uid) != 0

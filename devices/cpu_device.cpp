@@ -66,17 +66,12 @@ std::string measurement_method(
          "interleaved in random order; input sets rotated (> max(2x LLC, "
          "32 MiB), up to 128 MiB, inputs flushed from the caches where the "
          "sets fall short); "
-         + std::to_string(t.warmup) + " warm-up calls; stop at >= "
-         + std::to_string(t.min_samples) + " samples, "
-         + short_number(t.min_time_s) + " s and relative SE < "
+         + std::to_string(t.warmup)
+         + " warm-up calls; stop at >= " + std::to_string(t.min_samples)
+         + " samples, " + short_number(t.min_time_s) + " s and relative SE < "
          + short_number(t.max_rel_se) + ", or after "
          + short_number(t.max_time_s) + " s; speedup of medians with a "
-         + "paired bootstrap 95% CI; network "
-         + (r.network_isolated ? "isolated" : "not isolated")
-         + (r.pid_isolated ? "; kernel processes in their own PID namespace"
-                           : "; kernel processes in the host's PID namespace")
-         + (r.tasks_capped ? "; tasks capped by a pids cgroup"
-                           : "; tasks capped by RLIMIT_NPROC alone")
+         + "paired bootstrap 95% CI; " + isolation_note(r)
          + "; hidden work counted " + hidden_work_count(r) + "; "
          + kernel_user_note(r.kernel_uid);
 }

@@ -145,6 +145,7 @@ gpu_runner_request gpu_device::make_request(
   req.limits.address_space_mib = 0; // not applied by GPU runners
   req.limits.run_as_uid = opts_.run_as_uid;
   req.limits.run_as_gid = opts_.run_as_gid;
+  req.limits.user_namespace = opts_.user_namespace;
   req.backend = setup_.backend;
   req.gpu = setup_.info.index;
   req.identity = setup_.info.uuid;
@@ -181,10 +182,10 @@ eval_result gpu_device::run(const task_spec& task, const candidate& c,
   result.method = measurement_method(opts_.timing, setup_.backend)
                   + "; speed-of-light gate: " + peak_text(gate);
   if (run->reply)
-    result.method += "; L2 flush "
-                     + std::to_string(run->reply->flush_bytes >> 20) + " MiB; "
-                     + run->reply->gpu_notes + "; "
-                     + kernel_user_note(run->reply->kernel_uid);
+    result.method
+      += "; L2 flush " + std::to_string(run->reply->flush_bytes >> 20)
+         + " MiB; " + run->reply->gpu_notes + "; " + isolation_note(*run->reply)
+         + "; " + kernel_user_note(run->reply->kernel_uid);
   if (!run->common.reply)
     return fail(run->common.status, std::move(run->common.detail));
   auto scored = apply_speed_of_light(

@@ -56,6 +56,10 @@ struct gpu_options {
   /// run_as's user and group ids, filled when the device is made; -1: none.
   int64_t run_as_uid = -1;
   int64_t run_as_gid = -1;
+  /// When eat is not root: whether the runner makes a user namespace of its
+  /// own for its network and PID namespaces (docs/harness.md, "Sandbox");
+  /// off for a GPU runtime that cannot work in one.
+  bool user_namespace = true;
   /// Peaks of the speed-of-light gate; 0 takes them from the model table
   /// and the bandwidth probe. A test seam.
   double peak_flops_override = 0;

@@ -32,4 +32,13 @@ std::string kernel_user_note(int64_t uid) {
                   : "kernel code run as uid " + std::to_string(uid);
 }
 
+std::string isolation_note(const runner_reply& r) {
+  return std::string{"network "}
+         + (r.network_isolated ? "isolated" : "not isolated")
+         + (r.pid_isolated ? "; kernel processes in their own PID namespace"
+                           : "; kernel processes in the host's PID namespace")
+         + (r.tasks_capped ? "; tasks capped by a pids cgroup"
+                           : "; tasks capped by RLIMIT_NPROC alone");
+}
+
 } // namespace eat::devices

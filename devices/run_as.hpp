@@ -1,7 +1,8 @@
 // The user a device's runner switches to before it loads kernel code, when
 // eat runs as root (`run_as` of [devices.cpu], [devices.cuda] and
-// [devices.hip]; docs/harness.md, "Sandbox"). Reads the user database;
-// any thread.
+// [devices.hip]; docs/harness.md, "Sandbox"), and the method line's words
+// for whom kernel code ran as and how it was isolated. Reads the user
+// database; any thread.
 
 #pragma once
 
@@ -9,6 +10,8 @@
 #include <string>
 
 #include <caf/error.hpp>
+
+#include "devices/runner_protocol.hpp"
 
 namespace eat::devices {
 
@@ -28,5 +31,10 @@ caf::error resolve_run_as(
 /// "kernel code run as uid N", or "kernel code run as root" for uid 0:
 /// the method line's words for whom a runner loaded kernel code as.
 std::string kernel_user_note(int64_t uid);
+
+/// "network isolated; kernel processes in their own PID namespace; tasks
+/// capped by a pids cgroup", or the opposite of each, as `r` says: the
+/// method line's words for how a runner isolated kernel code.
+std::string isolation_note(const runner_reply& r);
 
 } // namespace eat::devices

@@ -40,6 +40,11 @@ struct runner_limits {
   /// (devices/runner/drop_root.hpp); -1 keeps root.
   int64_t run_as_uid = -1;
   int64_t run_as_gid = -1;
+  /// When the runner is not root: whether it makes a user namespace of its
+  /// own for the network and PID namespaces (devices/runner/
+  /// user_namespace.hpp). Off only for a GPU runtime that cannot work in
+  /// one ([devices.cuda] and [devices.hip] user_namespace).
+  bool user_namespace = true;
 };
 
 /// What the parent asks the runner to do.
@@ -123,7 +128,7 @@ struct runner_reply {
 };
 
 EAT_DESCRIBE(runner_limits, address_space_mib, cpu_s, file_size_mib,
-  extra_tasks, run_as_uid, run_as_gid)
+  extra_tasks, run_as_uid, run_as_gid, user_namespace)
 EAT_DESCRIBE(runner_request, nonce, kind, dtype, atol, rtol, matched_ratio,
   max_error, deterministic, workloads, reference_so, baseline_so, candidate_so,
   seed, timing, core, limits)

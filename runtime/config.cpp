@@ -306,6 +306,7 @@ gpu_section read_gpu(table_reader s) {
   r.eval_timeout_s
     = s.number("eval_timeout_s", positive).value_or(r.eval_timeout_s);
   r.run_as = s.string("run_as", any_text).value_or(r.run_as);
+  r.user_namespace = s.boolean("user_namespace").value_or(r.user_namespace);
   return r;
 }
 
@@ -484,7 +485,7 @@ config read_sections(const toml::table& root, const fs::path& file,
                            std::pair{"devices.hip", &cfg.hip}})
     *gpu = read_gpu(section(root, name,
       {"enabled", "gpus", "compiler", "flags", "compile_timeout_s",
-        "eval_timeout_s", "run_as"},
+        "eval_timeout_s", "run_as", "user_namespace"},
       out));
   cfg.pool = read_pool(section(root, "devices.pool",
     {"compile_workers", "ahead", "slice_timeout_s", "drain_after",

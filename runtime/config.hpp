@@ -162,6 +162,9 @@ struct gpu_section {
   double eval_timeout_s = 300;
   /// When eat runs as root: the user kernel code runs as ("" : root).
   std::string run_as = "nobody";
+  /// When eat is not root: whether runners make a user namespace of their
+  /// own (network and PID isolation; off for a runtime that fails in one).
+  bool user_namespace = true;
 };
 
 /// The [devices.pool] section: how the device pool schedules

@@ -102,6 +102,7 @@ void add_gpu_devices(const config& cfg, const run_dir& dir,
     opts.compile_timeout_s = gpu->compile_timeout_s;
     opts.eval_timeout_s = gpu->eval_timeout_s;
     opts.run_as = gpu->run_as;
+    opts.user_namespace = gpu->user_namespace;
     opts.gpus = gpu->gpus;
     opts.runner_path
       = (executable_dir() / (std::string{"eat-"} + name + "-runner")).string();

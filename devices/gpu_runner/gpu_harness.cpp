@@ -108,6 +108,15 @@ uint64_t flush_bytes_for(uint64_t l2_bytes) {
   return std::max(2 * l2_bytes, min_flush_bytes);
 }
 
+void note_user_namespace(gpu_runner_reply& reply) {
+  if (reply.status != eval_status::runtime_error || !reply.gpu_name.empty())
+    return;
+  reply.detail += " (the runner, not root, ran in a user namespace of its "
+                  "own; if the GPU runtime cannot work in one, set "
+                  "user_namespace = false in [devices.cuda] or "
+                  "[devices.hip])";
+}
+
 problem problem_of(const gpu_context& ctx, const workload& w) {
   return problem::make(*ctx.k, w, ctx.tol);
 }

@@ -65,6 +65,12 @@ using before_loading_fn = std::function<std::string(gpu_runner_request&)>;
 gpu_runner_reply run_gpu_request(gpu_api& api, gpu_runner_request req,
   const before_loading_fn& before_loading = {});
 
+/// For a runner that made a user namespace of its own (not root): adds to
+/// a reply whose GPU could not be opened (a runtime error naming no GPU)
+/// that the runtime was in one and how to go without, so that a runtime
+/// that cannot work in a user namespace is told from a GPU that is gone.
+void note_user_namespace(gpu_runner_reply& reply);
+
 /// The problem of workload `w` as the harness sees it.
 problem problem_of(const gpu_context& ctx, const workload& w);
 

@@ -33,6 +33,8 @@ int main() {
     return switch_kernel_user(
       r.limits, {&r.reference_so, &r.baseline_so, &r.candidate_so});
   });
+  if (sandbox.user_namespace)
+    note_user_namespace(reply);
   reply.network_isolated = sandbox.network_isolated;
   reply.pid_isolated = sandbox.pid_isolated;
   reply.tasks_capped = sandbox.tasks_capped;

@@ -115,15 +115,16 @@ sandbox_report apply_sandbox(const runner_limits& limits, int32_t core,
   if (who == sandboxed::gpu_runner)
     ::setenv("CUDA_CACHE_DISABLE", "1", 1);
   // Not root: the namespaces below need a user namespace of its own
-  // (where user namespaces are allowed). Not for the GPU runners, whose
-  // runtimes have not been tried in one.
+  // (where user namespaces are allowed, and unless the limits say no: a
+  // GPU runtime that cannot work in one).
   bool own_user_namespace = false;
-  if (who == sandboxed::cpu_runner && ::geteuid() != 0) {
+  if (limits.user_namespace && ::geteuid() != 0) {
     auto user_ns = enter_user_namespace();
     if (report.error = user_ns.error; !report.error.empty())
       return report;
     own_user_namespace = user_ns.entered;
   }
+  report.user_namespace = own_user_namespace;
   // Without privileges (EPERM) the network stays reachable; the reply says.
   report.network_isolated = ::unshare(CLONE_NEWNET) == 0;
   // Likewise: the cgroup's cap counts the namespace's init, this process

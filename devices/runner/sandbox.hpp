@@ -3,8 +3,9 @@
 // code or touching a GPU (docs/harness.md, "Sandbox"). Its own process
 // group, resource limits, no new privileges, death with its parent, a
 // private network namespace, a PID namespace and cgroups of its own (a cap
-// on tasks, the CPU time of all of them) where permitted, one pinned core,
-// and for a runner started by root, an unprivileged user for the kernel
+// on tasks, the CPU time of all of them) where permitted (a runner that is
+// not root first makes a user namespace for the first two), one pinned
+// core, and for a runner started by root, an unprivileged user for the kernel
 // (a GPU runner switches once its runtime has opened the GPU, which the
 // user may not be allowed to open: switch_kernel_user). The GPU runners go
 // without RLIMIT_AS, which the GPU runtimes cannot live with
@@ -29,6 +30,9 @@ namespace eat::devices {
 struct sandbox_report {
   /// Empty on success; otherwise what could not be set (the runner stops).
   std::string error;
+  /// Whether the runner, not root, made a user namespace of its own
+  /// (devices/runner/user_namespace.hpp) for the namespaces below.
+  bool user_namespace = false;
   /// Whether unshare(CLONE_NEWNET) worked (it needs privileges).
   bool network_isolated = false;
   /// Whether the rest of the runner runs in a PID namespace of its own

@@ -283,6 +283,30 @@ TEST_CASE("the GPU harness reports a kernel's error code as a runtime error") {
   CHECK_THAT(reply.detail, Catch::Contains("returned error 700: fake error 700"));
 }
 
+TEST_CASE("a GPU that a runner in a user namespace could not open is "
+          "reported with the way to go without one, and other failures "
+          "without it") {
+  fixture f;
+  auto req = f.request("definition", {mini_gemm(2, 2, 2)}, mini_reference,
+    mini_kernel(), mini_kernel());
+  req.gpu = 1;
+  auto unopened = run_gpu_request(f.api, req);
+  note_user_namespace(unopened);
+  CHECK(unopened.status == eval_status::runtime_error);
+  CHECK_THAT(unopened.detail,
+    Catch::StartsWith("GPU 1 is unavailable: no such fake GPU (the runner, "
+                      "not root, ran in a user namespace of its own; if the "
+                      "GPU runtime cannot work in one, set user_namespace = "
+                      "false in [devices.cuda] or [devices.hip])"));
+  auto kernel_failed = f.run_mini(mini_kernel("", "", "700"));
+  auto detail = kernel_failed.detail;
+  note_user_namespace(kernel_failed);
+  CHECK(kernel_failed.detail == detail);
+  auto passed = f.run_mini(mini_kernel());
+  note_user_namespace(passed);
+  CHECK(passed.detail.empty());
+}
+
 TEST_CASE("the GPU harness refuses a definition kernel without eat_kernel") {
   fixture f;
   auto reply = f.run_mini("extern \"C\" int eat_gemm() { return 0; }\n");

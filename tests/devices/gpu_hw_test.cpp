@@ -2,7 +2,8 @@
 // scripts/gpu-check.sh). The baseline passes; a wrong kernel is incorrect;
 // a kernel that writes outside its output is caught, one that traps is a
 // runtime error and one that never returns a timeout, and the next
-// evaluation still works; timing is sane. On a
+// evaluation still works; timing is sane; the runner of an eat that is not
+// root opens the GPU and times kernels in a user namespace of its own. On a
 // machine without a CUDA GPU every case is skipped (exit code 77, which
 // CTest reports as skipped, never as passed).
 
@@ -13,6 +14,7 @@
 
 #include "actors/protocol/error.hpp"
 #include "devices/gpu_device.hpp"
+#include "devices/gpu_probe.hpp"
 #include "tests/devices/gpu_support.hpp"
 #include "tests/devices/test_support.hpp"
 
@@ -134,6 +136,20 @@ TEST_CASE("on a CUDA GPU timing is sane and the tiled kernel is faster") {
   CHECK(result.geomean_speedup > 1);
   std::printf("tiled 64x64x16/4x4: geomean speedup %.2f; %s\n",
     result.geomean_speedup, result.method.c_str());
+}
+
+TEST_CASE("on a CUDA GPU the runner of an eat that is not root works in a "
+          "user namespace of its own") {
+  auto probe = probe_cuda();
+  REQUIRE(!probe.devices.empty());
+  auto dir = make_temp_dir();
+  auto opts = quick_gpu_options("cuda", dir);
+  // The stand-in for that eat uses no GPU runtime itself (this process
+  // has): the gate's peaks are given, not measured.
+  opts.peak_flops_override = 1e15;
+  opts.peak_bw_override = 1e13;
+  check_user_namespace_isolation(probe.devices[0], opts,
+    gpu_sgemm_task("cuda", {gemm_workload(256, 256, 256)}));
 }
 
 int main(int argc, char** argv) {

@@ -10,7 +10,9 @@
 // families (bf16 inputs, page tables, a scalar: the definition kind's
 // device buffers); wrong kernels are caught, a crashing or hanging runner is
 // reported and the device goes on, the runner refuses a GPU that is not the
-// device's, and run by root it loads kernel code as run_as.
+// device's, run by root it loads kernel code as run_as, in network and PID
+// namespaces of its own, and run by another user it makes them in a user
+// namespace of its own.
 
 #include <pwd.h>
 #include <unistd.h>
@@ -242,6 +244,18 @@ TEST_CASE("run by root, a GPU runner loads kernel code as run_as, after the "
   // Root opened the GPU in both (tests/devices/host_gpu_api.hpp).
   CHECK_THAT(as_nobody.method, Catch::Contains("opened by uid 0"));
   CHECK_THAT(as_root.method, Catch::Contains("opened by uid 0"));
+  // Root makes the namespaces; the method line says so, as the CPU's does.
+  CHECK_THAT(as_nobody.method,
+    Catch::Contains("; network isolated; kernel processes in their own PID "
+                    "namespace; tasks capped by "));
+}
+
+TEST_CASE("run by a user that is not root, a GPU runner isolates kernel "
+          "code in a user namespace of its own, unless user_namespace is "
+          "off") {
+  auto dir = make_temp_dir();
+  check_user_namespace_isolation(
+    host_gpu("cuda"), options_on_cpu("cuda", dir, 120), small_sgemm("cuda"));
 }
 
 TEST_CASE("a GPU device run by root names an unknown run_as user") {

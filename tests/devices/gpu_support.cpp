@@ -2,7 +2,13 @@
 
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+
+#include "actors/protocol/error.hpp"
 #include "devices/gpu_probe.hpp"
 
 #include "tests/devices/test_support.hpp"
@@ -78,6 +84,74 @@ gpu_options quick_gpu_options(
   opts.timing.max_time_s = 1;
   opts.timing.check_seeds = 2;
   return opts;
+}
+
+namespace {
+
+/// Evaluates `task`'s baseline in a child, as `uid` when root, on a device
+/// of `gpu` with `opts` in a fresh work directory of that user's, with
+/// user_namespace = `allowed`; returns its method line, or "error: ..." or
+/// "skip: ..." (the runner out of the user's reach). Nothing may throw out
+/// of the child.
+std::string baseline_method_as(uid_t uid, bool allowed, const gpu_info& gpu,
+  gpu_options opts, const task_spec& task) {
+  return in_child([&]() -> std::string {
+    try {
+      if (!become_user(uid))
+        return "error: cannot switch users";
+      for (const auto& program : {opts.runner_path, opts.compiler})
+        if (program.find('/') != std::string::npos
+            && ::access(program.c_str(), X_OK) != 0)
+          return "skip: " + program + " is out of reach of uid "
+                 + std::to_string(uid);
+      auto dir = scratch_dir::make(
+        std::filesystem::temp_directory_path(), "eat-devices-test.");
+      if (!dir)
+        return "error: " + render(dir.error());
+      opts.work_dir = dir->path().string();
+      opts.user_namespace = allowed;
+      auto made = make_gpu_device_for(
+        gpu.backend + "0", gpu, "as another user", std::move(opts));
+      if (!made)
+        return "error: " + render(made.error());
+      auto r = (*made)->evaluate(
+        task, make_candidate("c", task.baseline_source), 11);
+      if (r.status != eval_status::passed)
+        return "error: " + r.detail + r.build_log;
+      return r.method;
+    } catch (...) {
+      return "error: an exception";
+    }
+  });
+}
+
+} // namespace
+
+void check_user_namespace_isolation(
+  const gpu_info& gpu, const gpu_options& opts, const task_spec& task) {
+  auto uid = ::geteuid() == 0 ? unused_uid(54'400) : ::geteuid();
+  auto in_namespace = baseline_method_as(uid, true, gpu, opts, task);
+  if (in_namespace.rfind("skip: ", 0) == 0) {
+    WARN(in_namespace);
+    return;
+  }
+  INFO(in_namespace);
+  REQUIRE(in_namespace.rfind("error: ", 0) != 0);
+  CHECK_THAT(in_namespace,
+    Catch::Contains("; kernel code run as uid " + std::to_string(uid)));
+  if (!user_namespaces_allowed(uid)) {
+    WARN("no user namespace for an unprivileged process here");
+    CHECK_THAT(in_namespace, Catch::Contains("; network not isolated"));
+    return;
+  }
+  CHECK_THAT(in_namespace,
+    Catch::Contains("; network isolated; kernel processes in their own PID "
+                    "namespace; "));
+  auto without = baseline_method_as(uid, false, gpu, opts, task);
+  INFO(without);
+  CHECK_THAT(
+    without, Catch::Contains("; network not isolated; kernel processes in the "
+                             "host's PID namespace; "));
 }
 
 bool skip_without_cuda_gpu(int argc, char** argv) {

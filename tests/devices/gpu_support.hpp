@@ -37,4 +37,16 @@ bool skip_without_cuda_gpu(int argc, char** argv);
 gpu_options quick_gpu_options(
   const std::string& backend, const scratch_dir& work_dir);
 
+/// Checks that a GPU device made from `gpu` and `opts` by a user that is
+/// not root (a user id of no account, when the test runs as root) isolates
+/// kernel code in a user namespace of its own, and does not with
+/// user_namespace off: `task`'s baseline passes and the method line says
+/// which, and whom kernel code ran as. Runs in a child, whose work
+/// directory is that user's; the child uses no GPU runtime itself (the
+/// device's peaks must be given by `opts`' overrides), so the caller may
+/// have. Warns and checks less where the user cannot reach the runner or
+/// where user namespaces are not allowed.
+void check_user_namespace_isolation(
+  const gpu_info& gpu, const gpu_options& opts, const task_spec& task);
+
 } // namespace eat::devices::test

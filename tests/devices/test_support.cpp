@@ -7,7 +7,10 @@
 #include <iterator>
 #include <stdexcept>
 
+#include <grp.h>
 #include <pwd.h>
+#include <sched.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -127,6 +130,21 @@ std::string in_child(const std::function<std::string()>& body, int reply_fd) {
     ; // retry
   CHECK(WIFEXITED(status));
   return heard;
+}
+
+bool become_user(uid_t uid) {
+  if (::geteuid() != 0)
+    return true;
+  return ::setgroups(0, nullptr) == 0 && ::setresgid(uid, uid, uid) == 0
+         && ::setresuid(uid, uid, uid) == 0 && ::prctl(PR_SET_DUMPABLE, 1) == 0;
+}
+
+bool user_namespaces_allowed(uid_t uid) {
+  return in_child([&]() -> std::string {
+    if (!become_user(uid))
+      return "cannot switch users";
+    return ::unshare(CLONE_NEWUSER) == 0 ? "" : "refused";
+  }) == "";
 }
 
 uid_t unused_uid(uid_t from) {

@@ -74,6 +74,16 @@ std::string in_child(
 /// different ids.
 uid_t unused_uid(uid_t from);
 
+/// When root, becomes `uid` (group `uid` too, no supplementary groups) as
+/// a runner started by that user would be, dumpable as a program started
+/// by it is; otherwise stays. Returns whether it worked. For stand-ins in
+/// in_child.
+bool become_user(uid_t uid);
+
+/// Whether `uid` may make a user namespace here, asked of the kernel in a
+/// child.
+bool user_namespaces_allowed(uid_t uid);
+
 /// Spins on the calling thread until it has used `ns` of its own CPU time.
 void spin_for_cpu(int64_t ns);
 

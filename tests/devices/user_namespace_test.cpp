@@ -6,8 +6,9 @@
 // RLIMIT_NPROC counts the evaluation's tasks alone. A stand-in for the
 // runner, forked and (when this test runs as root) switched to a user id of
 // no account, calls apply_sandbox as eat-runner does and reports on the
-// reply descriptor. Where user namespaces are not allowed, the case says
-// so and ends.
+// reply descriptor. A GPU runner's sandbox makes the same namespaces,
+// unless its device's user_namespace is off. Where user namespaces are not
+// allowed, the case says so and ends.
 
 #include <cerrno>
 #include <chrono>
@@ -15,12 +16,13 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <fcntl.h>
 #include <grp.h>
 #include <sched.h>
-#include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -35,15 +37,6 @@ using namespace eat::devices;
 using namespace eat::devices::test;
 
 namespace {
-
-/// As root, becomes `uid` (group `uid` too) as an unprivileged runner would
-/// be, dumpable as a program started by that user is; otherwise stays.
-bool become(uid_t uid) {
-  if (::geteuid() != 0)
-    return true;
-  return ::setgroups(0, nullptr) == 0 && ::setresgid(uid, uid, uid) == 0
-         && ::setresuid(uid, uid, uid) == 0 && ::prctl(PR_SET_DUMPABLE, 1) == 0;
-}
 
 /// The CapEff line of /proc/self/status.
 std::string effective_capabilities() {
@@ -98,7 +91,7 @@ int64_t helper_work_seen() {
 seen sandboxed_stand_in(uid_t uid) {
   auto heard = in_child(
     [&]() -> std::string {
-      if (!become(uid))
+      if (!become_user(uid))
         return "cannot switch users\n";
       runner_limits limits;
       limits.address_space_mib = 1 << 20;
@@ -180,7 +173,7 @@ TEST_CASE("enter_user_namespace keeps the caller's ids, and "
           "drop_capabilities leaves it unable to make namespaces") {
   auto uid = ::geteuid() == 0 ? unused_uid(54'322) : ::geteuid();
   auto said = in_child([&]() -> std::string {
-    if (!become(uid))
+    if (!become_user(uid))
       return "cannot switch users";
     if (auto ns = enter_user_namespace(); !ns.entered)
       return ns.error.empty() ? "unavailable: " + ns.why_not : ns.error;
@@ -223,4 +216,70 @@ TEST_CASE("a process that is not dumpable stays out of a user namespace, "
     return ns.why_not;
   });
   CHECK(said == "the process is not dumpable");
+}
+
+namespace {
+
+/// Runs apply_sandbox as a GPU runner does, as `uid` when root, with
+/// runner_limits::user_namespace = `allowed`; says on one line each: the
+/// error, whether it made a user namespace, the network and PID
+/// namespaces, its uid, its effective capabilities and whether RLIMIT_AS
+/// stayed unlimited (the GPU runtimes need the address space).
+std::vector<std::string> gpu_stand_in(uid_t uid, bool allowed) {
+  auto heard = in_child(
+    [&]() -> std::string {
+      if (!become_user(uid))
+        return "cannot switch users\n";
+      runner_limits limits;
+      limits.extra_tasks = 4;
+      limits.user_namespace = allowed;
+      auto report = apply_sandbox(limits, 0, sandboxed::gpu_runner);
+      rlimit as{};
+      ::getrlimit(RLIMIT_AS, &as);
+      std::ostringstream out;
+      out << report.error << '\n'
+          << report.user_namespace << '\n'
+          << report.network_isolated << '\n'
+          << report.pid_isolated << '\n'
+          << ::getuid() << '\n'
+          << effective_capabilities() << '\n'
+          << (as.rlim_cur == RLIM_INFINITY) << '\n';
+      return out.str();
+    },
+    runner_reply_fd);
+  std::vector<std::string> lines;
+  std::istringstream in{heard};
+  for (std::string line; std::getline(in, line);)
+    lines.push_back(line);
+  lines.resize(7);
+  return lines;
+}
+
+} // namespace
+
+TEST_CASE("a GPU runner that is not root gets its network and PID "
+          "namespaces in a user namespace of its own too, unless the "
+          "device's user_namespace is off") {
+  auto uid = ::geteuid() == 0 ? unused_uid(54'322) : ::geteuid();
+  auto on = gpu_stand_in(uid, true);
+  INFO("error \"" << on[0] << "\", CapEff " << on[5]);
+  REQUIRE(on[0] == "");
+  CHECK(on[4] == std::to_string(uid));
+  CHECK(on[6] == "1");
+  if (!user_namespaces_allowed(uid)) {
+    WARN("no user namespace for an unprivileged process here");
+    CHECK(on[1] == "0");
+    CHECK(on[2] == "0");
+    return;
+  }
+  CHECK(on[1] == "1");
+  CHECK(on[2] == "1");
+  CHECK(on[3] == "1");
+  CHECK(on[5] == "0000000000000000");
+  auto off = gpu_stand_in(uid, false);
+  REQUIRE(off[0] == "");
+  CHECK(off[1] == "0");
+  CHECK(off[2] == "0");
+  CHECK(off[3] == "0");
+  CHECK(off[4] == std::to_string(uid));
 }

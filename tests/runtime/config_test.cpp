@@ -132,6 +132,19 @@ TEST_CASE("[devices.cuda] and [devices.hip] name the user GPU kernel code "
   CHECK(set->hip.run_as.empty());
 }
 
+TEST_CASE("[devices.cuda] and [devices.hip] runners make a user namespace "
+          "when eat is not root, unless user_namespace = false") {
+  auto plain = eat::parse_config(run_ok, test_file);
+  REQUIRE(plain);
+  CHECK(plain->cuda.user_namespace);
+  CHECK(plain->hip.user_namespace);
+  auto set = eat::parse_config(
+    run_ok + "[devices.cuda]\nuser_namespace = false\n", test_file);
+  REQUIRE(set);
+  CHECK_FALSE(set->cuda.user_namespace);
+  CHECK(set->hip.user_namespace);
+}
+
 TEST_CASE("every key of a full configuration is read") {
   auto cfg = eat::load_config(configs / "full.toml");
   REQUIRE(cfg);
@@ -280,7 +293,8 @@ TEST_CASE("values out of range are rejected with the range") {
     {"supervisor", "plateau_threshold", "0", "a number in (0, 1), got 0"},
     {"supervisor", "plateau_threshold", "1.5", "a number in (0, 1)"},
     {"agents.builtin", "strategy", "\"greedy\"",
-      "one of \"local\", \"explore\", \"random\", \"crossover\", got string \"greedy\""},
+      "one of \"local\", \"explore\", \"random\", \"crossover\", got string "
+      "\"greedy\""},
     {"agents.builtin", "tokens_per_proposal", "-5", "a non-negative integer"},
     {"agents.builtin", "explore_rounds", "1001", "an integer in [0, 1000]"},
     {"devices.cpu", "slots", "257", "an integer in [0, 256]"},
@@ -290,6 +304,7 @@ TEST_CASE("values out of range are rejected with the range") {
     {"devices.cpu", "address_space_mib", "63", "an integer in [64, 16777216]"},
     {"devices.cpu", "run_as", "0", "a string, got 0"},
     {"devices.cuda", "run_as", "1", "a string, got 1"},
+    {"devices.hip", "user_namespace", "\"no\"", "a boolean, got string \"no\""},
     {"timing", "warmup", "100001", "an integer in [0, 100000]"},
     {"timing", "min_samples", "0", "an integer in [1, 1000000]"},
     {"timing", "min_time_s", "-0.1", "a number >= 0, got float -0.1"},

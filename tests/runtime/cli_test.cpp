@@ -347,13 +347,32 @@ TEST_CASE("eat devices lists the CPU and says for each GPU backend what it "
 }
 
 TEST_CASE("eat devices --check measures the CPU's peaks behind the "
-          "speed-of-light gate") {
-  auto r = eat_cli({"devices", "--check"});
-  INFO(r.out);
-  CHECK_THAT(r.out, Catch::Matches("cpu: [^\\n]*\\n  core [0-9]+: [0-9.]+ "
-                                   "GFLOP/s fp32 FMA, [0-9.]+ GB/s STREAM "
-                                   "triad \\(the speed-of-light gate allows "
-                                   "4 times these\\)\\n(.|\\n)*"));
+          "speed-of-light gate, and evaluates a small sgemm through "
+          "eat-runner, saying how its sandbox isolated it") {
+  eat::test::child_process check{EAT_BINARY, {"devices", "--check"}};
+  std::string out;
+  int status = check.finish(out);
+  INFO(out);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK_THAT(out, Catch::Matches("cpu: [^\\n]*\\n  core [0-9]+: [0-9.]+ "
+                                 "GFLOP/s fp32 FMA, [0-9.]+ GB/s STREAM "
+                                 "triad \\(the speed-of-light gate allows "
+                                 "4 times these\\)\\n  runner check passed "
+                                 "\\(a small sgemm compiled and run in "
+                                 "[0-9.]+ s\\): network [^\\n]*; kernel "
+                                 "code run as [^\\n]*\\n(.|\\n)*"));
   // Without --check, no probe runs.
   CHECK_THAT(eat_cli({"devices"}).out, !Catch::Contains("GFLOP/s"));
+}
+
+TEST_CASE("eat devices --check fails, naming it, where eat-runner is not "
+          "beside eat") {
+  // In this test program, eat's commands run from the tests' directory.
+  auto r = eat_cli({"devices", "--check"});
+  INFO(r.out);
+  CHECK(r.code == exit_code::failed);
+  CHECK_THAT(r.out, Catch::Contains("\n  runner check FAILED: "
+                                    "device_unavailable: cpu device "
+                                    "cpu-check: no executable runner at "));
 }

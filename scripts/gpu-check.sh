@@ -11,8 +11,10 @@
 #      baseline run on the GPU, two instances compiled for it),
 #   4. a short evolution: `eat run configs/gpu-check.toml` (sgemm_cuda),
 # then prints the figures to record in docs/performance.md: GPU model,
-# clocks, per-workload baseline and candidate times, best speedup, CV, and
-# gemm_n4096_k4096's cuBLAS expert against its naive baseline.
+# clocks, per-workload baseline and candidate times, best speedup, CV,
+# gemm_n4096_k4096's cuBLAS expert against its naive baseline, and how the
+# runner of an eat that is not root isolated kernels on the GPU (its user
+# namespace: tests/devices/gpu_hw_test.cpp).
 # Any failure stops the script with a non-zero exit status; with
 # EAT_KEEP_GOING=1 the later steps still run and the status is non-zero at
 # the end (for a machine lent for a few minutes only).
@@ -120,6 +122,7 @@ grep -q "^best: none" "${build_dir}/gpu-check-status.log" \
 step "figures to record in docs/performance.md"
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,clocks_throttle_reasons.active --format=csv || true
 grep -E "tiled .*geomean speedup" "$ctest_log" || true
+grep -E "user namespace check" "$ctest_log" || true
 grep -E "gemm_n4096_k4096 (cuBLAS expert|tiled|tensor_core)" "$ctest_log" || true
 grep -E "_cuda (kv_shared|warp_split|group_shared|block_row|warp_row|block_online) " "$ctest_log" || true
 grep -iE "speedup|median|cv|best|SM [0-9]+ MHz" "${build_dir}/gpu-check-status.log" || true

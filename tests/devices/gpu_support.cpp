@@ -131,6 +131,13 @@ void check_user_namespace_isolation(
   const gpu_info& gpu, const gpu_options& opts, const task_spec& task) {
   auto uid = ::geteuid() == 0 ? unused_uid(54'400) : ::geteuid();
   auto in_namespace = baseline_method_as(uid, true, gpu, opts, task);
+  // For scripts/gpu-check.sh's figures: what the runner achieved, or why
+  // the case could not run.
+  auto from = in_namespace.find("; network ");
+  std::printf("user namespace check (%s, uid %u): %s\n", gpu.name.c_str(),
+    static_cast<unsigned>(uid),
+    from == std::string::npos ? in_namespace.c_str()
+                              : in_namespace.c_str() + from + 2);
   if (in_namespace.rfind("skip: ", 0) == 0) {
     WARN(in_namespace);
     return;

@@ -45,7 +45,9 @@ gpu_options quick_gpu_options(
 /// directory is that user's; the child uses no GPU runtime itself (the
 /// device's peaks must be given by `opts`' overrides), so the caller may
 /// have. Warns and checks less where the user cannot reach the runner or
-/// where user namespaces are not allowed.
+/// where user namespaces are not allowed. Prints "user namespace check
+/// (GPU, uid N): ..." with the method line's sandbox words, or why the
+/// case could not run, for scripts/gpu-check.sh's figures.
 void check_user_namespace_isolation(
   const gpu_info& gpu, const gpu_options& opts, const task_spec& task);
 

@@ -23,7 +23,8 @@ struct cpu_path_check {
   /// The method line's words for the sandbox, from "network ..." to
   /// "... kernel code run as uid 65534".
   std::string sandbox;
-  /// Wall time of the evaluation, compiles included.
+  /// Wall time of making the device and of the evaluation, compiles
+  /// included.
   double seconds = 0;
 };
 

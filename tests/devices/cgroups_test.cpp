@@ -31,6 +31,8 @@
 #include "tests/devices/test_support.hpp"
 
 using namespace eat::devices;
+using eat::devices::test::end_sleepers;
+using eat::devices::test::fork_sleepers;
 using eat::devices::test::spin_for_cpu;
 
 namespace {
@@ -109,8 +111,7 @@ TEST_CASE("a runner in its pids cgroup forks no more tasks than the cap, "
     auto forked = static_cast<int>(children.size());
     send(pipe_fds[1], std::to_string(ns.isolated ? forked : forked - 2));
     if (!ns.isolated)
-      for (auto child : children)
-        ::kill(child, SIGKILL);
+      end_sleepers(children);
     ::_exit(0);
   }
   ::close(pipe_fds[1]);

@@ -166,10 +166,7 @@ TEST_CASE("after drop_root, RLIMIT_NPROC set from user_task_count caps the "
       return "setrlimit failed";
     auto children = fork_sleepers(10);
     auto counted = user_task_count();
-    for (auto child : children) {
-      ::kill(child, SIGKILL);
-      ::waitpid(child, nullptr, 0);
-    }
+    end_sleepers(children);
     if (children.size() != 3 || counted != 4)
       return "forked " + std::to_string(children.size()) + ", counted "
              + std::to_string(counted);
@@ -199,10 +196,7 @@ TEST_CASE("switch_kernel_user, the GPU runners' late switch, sets "
     if (::getuid() != unused)
       return "still uid " + std::to_string(::getuid());
     auto children = fork_sleepers(10);
-    for (auto child : children) {
-      ::kill(child, SIGKILL);
-      ::waitpid(child, nullptr, 0);
-    }
+    end_sleepers(children);
     // This process and 3 more.
     if (children.size() != 3)
       return "forked " + std::to_string(children.size());

@@ -1,6 +1,7 @@
 #include "tests/devices/test_support.hpp"
 
 #include <cerrno>
+#include <csignal>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -172,6 +173,14 @@ std::vector<pid_t> fork_sleepers(int most) {
     children.push_back(child);
   }
   return children;
+}
+
+void end_sleepers(const std::vector<pid_t>& children) {
+  for (auto child : children) {
+    ::kill(child, SIGKILL);
+    while (::waitpid(child, nullptr, 0) < 0 && errno == EINTR)
+      ; // retry
+  }
 }
 
 std::filesystem::path kernel_writable_file(

@@ -92,6 +92,9 @@ void spin_for_cpu(int64_t ns);
 /// returns those forked before the first fork that failed.
 std::vector<pid_t> fork_sleepers(int most);
 
+/// Kills and reaps the children fork_sleepers returned.
+void end_sleepers(const std::vector<pid_t>& children);
+
 /// Options for quick tests: the built eat-runner, 3 samples, 10 ms.
 cpu_options fast_options(const scratch_dir& work_dir);
 

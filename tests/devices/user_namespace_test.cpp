@@ -120,8 +120,7 @@ seen sandboxed_stand_in(uid_t uid) {
       auto children = fork_sleepers(50);
       out << children.size() << '\n';
       if (!report.pid_isolated)
-        for (auto child : children)
-          ::kill(child, SIGKILL);
+        end_sleepers(children);
       return out.str();
     },
     runner_reply_fd);

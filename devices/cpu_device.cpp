@@ -62,10 +62,21 @@ std::string measurement_method(
   const timing_options& t, const runner_reply* reply) {
   runner_reply none;
   const auto& r = reply != nullptr ? *reply : none;
-  return "cpu: steady_clock around each call; baseline and candidate "
-         "interleaved in random order; input sets rotated (> max(2x LLC, "
-         "32 MiB), up to 128 MiB, inputs flushed from the caches where the "
-         "sets fall short); "
+  int64_t overhead_ns = 0;
+  for (const auto& w : r.workloads)
+    overhead_ns = std::max(overhead_ns, w.call_overhead_ns);
+  auto clock = r.kernel_processes
+                 ? "cpu: baseline and candidate each in a process of its "
+                   "own, steady_clock from posting each call to its end, "
+                   "an empty call's median round trip (up to "
+                     + short_number(static_cast<double>(overhead_ns) / 1e3)
+                     + " us) taken off every sample"
+                 : std::string{"cpu: steady_clock around each call"};
+  return clock
+         + "; baseline and candidate "
+           "interleaved in random order; input sets rotated (> max(2x LLC, "
+           "32 MiB), up to 128 MiB, inputs flushed from the caches where the "
+           "sets fall short); "
          + std::to_string(t.warmup)
          + " warm-up calls; stop at >= " + std::to_string(t.min_samples)
          + " samples, " + short_number(t.min_time_s) + " s and relative SE < "
@@ -215,6 +226,7 @@ runner_request cpu_device::make_request(
   req.limits.address_space_mib = opts_.address_space_mib;
   req.limits.run_as_uid = opts_.run_as_uid;
   req.limits.run_as_gid = opts_.run_as_gid;
+  req.kernel_processes = opts_.kernel_processes;
   return req;
 }
 

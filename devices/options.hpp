@@ -47,6 +47,12 @@ struct cpu_options {
   /// run_as's user and group ids, filled by make_cpu_device; -1: none.
   int64_t run_as_uid = -1;
   int64_t run_as_gid = -1;
+  /// Run the baseline and the candidate each in a process of its own that
+  /// shares only their buffers with the runner (devices/runner/
+  /// kernel_host.hpp), so that no kernel can reach what decides its
+  /// verdict; each call then costs a round trip (~11 us on the development
+  /// VM), measured and taken off every sample.
+  bool kernel_processes = false;
   /// Path of the eat-runner executable.
   std::string runner_path;
   /// Directory for the build cache and per-evaluation scratch directories.

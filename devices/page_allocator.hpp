@@ -12,6 +12,8 @@
 #include <new>
 #include <vector>
 
+#include "devices/shared_arena.hpp"
+
 namespace eat::devices {
 
 constexpr std::size_t page_bytes = 4096;
@@ -57,6 +59,7 @@ std::size_t kept_blocks();
 /// workload of tiny buffers rotates through many sets, which would
 /// otherwise take a page per buffer. Blocks of a MiB or more are kept when
 /// freed and handed to the next allocation of the same size (reuse_block).
+/// While a shared_arena is installed, blocks come from it instead.
 template <class T>
 struct page_allocator {
   using value_type = T;
@@ -70,6 +73,12 @@ struct page_allocator {
 
   T* allocate(std::size_t n) {
     auto bytes = allocation_bytes(n * sizeof(T));
+    if (auto* arena = installed_arena()) {
+      void* shared = arena->allocate(bytes, allocation_alignment(bytes));
+      if (shared == nullptr)
+        throw std::bad_alloc{};
+      return static_cast<T*>(shared);
+    }
     void* p = bytes >= kept_block_min_bytes ? reuse_block(bytes) : nullptr;
     if (p == nullptr)
       p = std::aligned_alloc(allocation_alignment(n * sizeof(T)), bytes);
@@ -80,6 +89,10 @@ struct page_allocator {
 
   void deallocate(T* p, std::size_t n) noexcept {
     auto bytes = allocation_bytes(n * sizeof(T));
+    if (auto* arena = installed_arena(); arena != nullptr && arena->owns(p)) {
+      arena->release(p, bytes);
+      return;
+    }
     if (bytes >= kept_block_min_bytes)
       keep_block(p, bytes);
     else

@@ -74,6 +74,10 @@ struct runner_request {
   /// CPU to pin to (already resolved; never -1).
   int32_t core = 0;
   runner_limits limits;
+  /// Run the baseline and the candidate each in a process of its own,
+  /// which shares only their buffers with the runner
+  /// (devices/runner/kernel_host.hpp; `[devices.cpu] kernel_processes`).
+  bool kernel_processes = false;
 };
 
 /// What the runner measured on one workload.
@@ -98,6 +102,9 @@ struct workload_report {
   /// Input sets rotated through while timing, and the bytes of one set.
   uint32_t input_sets = 0;
   uint64_t set_bytes = 0;
+  /// With kernel processes: the round trip of an empty call that was
+  /// taken off every sample (median over the workload); 0 otherwise.
+  int64_t call_overhead_ns = 0;
 };
 
 /// The runner's answer.
@@ -125,17 +132,21 @@ struct runner_reply {
   /// rather than getrusage (the runner's threads and the children it
   /// reaped). The GPU runners have no such check: false.
   bool cgroup_cpu_time = false;
+  /// Whether the baseline and the candidate ran in processes of their own
+  /// (the request's kernel_processes; devices/runner/kernel_host.hpp).
+  bool kernel_processes = false;
 };
 
 EAT_DESCRIBE(runner_limits, address_space_mib, cpu_s, file_size_mib,
   extra_tasks, run_as_uid, run_as_gid, user_namespace)
 EAT_DESCRIBE(runner_request, nonce, kind, dtype, atol, rtol, matched_ratio,
   max_error, deterministic, workloads, reference_so, baseline_so, candidate_so,
-  seed, timing, core, limits)
+  seed, timing, core, limits, kernel_processes)
 EAT_DESCRIBE(workload_report, workload, status, detail, max_abs_error,
   max_rel_error, baseline_ns, candidate_ns, candidate_cpu_ns, candidate_wall_ns,
-  input_sets, set_bytes)
+  input_sets, set_bytes, call_overhead_ns)
 EAT_DESCRIBE(runner_reply, nonce, status, detail, workloads, network_isolated,
-  pid_isolated, tasks_capped, core, kernel_uid, cgroup_cpu_time)
+  pid_isolated, tasks_capped, core, kernel_uid, cgroup_cpu_time,
+  kernel_processes)
 
 } // namespace eat::devices

@@ -426,6 +426,8 @@ cpu_settings read_cpu(table_reader s) {
   o.address_space_mib
     = s.integer("address_space_mib", 64, max_mib).value_or(o.address_space_mib);
   o.run_as = s.string("run_as", any_text).value_or(o.run_as);
+  o.kernel_processes
+    = s.boolean("kernel_processes").value_or(o.kernel_processes);
   return r;
 }
 
@@ -476,7 +478,7 @@ config read_sections(const toml::table& root, const fs::path& file,
   cfg.store = read_store(section(root, "store", {"map_size_mib"}, out));
   auto cpu = read_cpu(section(root, "devices.cpu",
     {"slots", "cores", "compiler", "flags", "compile_timeout_s",
-      "eval_timeout_s", "address_space_mib", "run_as"},
+      "eval_timeout_s", "address_space_mib", "run_as", "kernel_processes"},
     out));
   cfg.cpu_slots = cpu.slots;
   cfg.cpu_cores = std::move(cpu.cores);

@@ -180,15 +180,20 @@ std::vector<std::pair<size_t, size_t>> problem::perturb(
 
 void problem::call(
   void* fn, const void* const* inputs, void* const* outputs) const {
-  if (!kind_->is_fp32()) {
+  call_entry(*kind_, fn, inputs, inputs_.size(), outputs, dims_.data());
+}
+
+void call_entry(const kind& k, void* fn, const void* const* inputs,
+  size_t input_count, void* const* outputs, const int64_t* dims) {
+  if (!k.is_fp32()) {
     using entry = void (*)(const void* const*, void* const*, const int64_t*);
-    reinterpret_cast<entry>(fn)(inputs, outputs, dims_.data());
+    reinterpret_cast<entry>(fn)(inputs, outputs, dims);
     return;
   }
   const float* in[max_fp32_inputs] = {};
-  for (size_t i = 0; i < inputs_.size() && i < max_fp32_inputs; ++i)
+  for (size_t i = 0; i < input_count && i < max_fp32_inputs; ++i)
     in[i] = static_cast<const float*>(inputs[i]);
-  kind_->call(fn, in, static_cast<float*>(outputs[0]), dims_.data());
+  k.call(fn, in, static_cast<float*>(outputs[0]), dims);
 }
 
 void problem::call_reference(

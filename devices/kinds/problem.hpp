@@ -70,6 +70,12 @@ private:
   page_vector<std::byte> storage_;
 };
 
+/// Calls entry point `fn` of kind `k` as problem::call does, on
+/// `input_count` inputs and the dimensions `dims` (problem_dims::data()):
+/// what a kernel's own process runs (devices/runner/kernel_host.hpp).
+void call_entry(const kind& k, void* fn, const void* const* inputs,
+  size_t input_count, void* const* outputs, const int64_t* dims);
+
 /// One input or output buffer of a call.
 struct tensor_layout {
   std::string name;
@@ -90,6 +96,11 @@ public:
 
   const problem_dims& dims() const {
     return dims_;
+  }
+
+  /// The kind's name, e.g. "gemm".
+  const char* kind_name() const {
+    return kind_->name;
   }
 
   const std::vector<tensor_layout>& inputs() const {

@@ -69,17 +69,30 @@ struct case_buffers {
 /// outside its outputs.
 check_outcome guarded_call(const harness_context& ctx, const problem& p,
   case_buffers& bufs, output_set& outs) {
-  auto before = hash_buffers(bufs.inputs);
+  // In a process of its own the candidate could forge hash_buffers'
+  // unkeyed hash; the key never leaves the runner.
+  auto hash = [&] {
+    return ctx.candidate_host != nullptr ? keyed_hash(ctx.hash_key, bufs.inputs)
+                                         : hash_buffers(bufs.inputs);
+  };
+  auto before = hash();
   outs.poison();
-  p.call(ctx.candidate, bufs.in_ptrs.data(), outs.pointers.data());
-  if (auto n = thread_count(); n > 1)
-    return {eval_status::rejected,
-      "hidden threads: " + std::to_string(n - 1)
-        + " extra thread(s) still running after the call (a kernel "
-          "must do its work on the calling thread)"};
-  if (has_child_processes())
-    return {eval_status::rejected, child_processes_text};
-  if (hash_buffers(bufs.inputs) != before)
+  if (auto why = call_kernel(ctx, kernel_role::candidate, p,
+        bufs.in_ptrs.data(), outs.pointers.data());
+      !why.empty())
+    return {eval_status::runtime_error, why};
+  // In a process of its own, a kernel's threads run only within its calls
+  // and it cannot start processes (kernel_host.hpp).
+  if (ctx.candidate_host == nullptr) {
+    if (auto n = thread_count(); n > 1)
+      return {eval_status::rejected,
+        "hidden threads: " + std::to_string(n - 1)
+          + " extra thread(s) still running after the call (a kernel "
+            "must do its work on the calling thread)"};
+    if (has_child_processes())
+      return {eval_status::rejected, child_processes_text};
+  }
+  if (hash() != before)
     return {eval_status::incorrect,
       "input mutated: the kernel wrote into its input buffers"};
   for (size_t o = 0; o < outs.outs.size(); ++o)
@@ -114,7 +127,10 @@ check_outcome compare_all(const problem& p, const output_set& outs,
 std::string check_baseline(
   const harness_context& ctx, const problem& p, case_buffers& bufs) {
   bufs.again.poison();
-  p.call(ctx.baseline, bufs.in_ptrs.data(), bufs.again.pointers.data());
+  if (auto why = call_kernel(ctx, kernel_role::baseline, p, bufs.in_ptrs.data(),
+        bufs.again.pointers.data());
+      !why.empty())
+    return why;
   auto cmp = compare_all(p, bufs.again, bufs.ref);
   if (cmp.status == eval_status::passed)
     return {};
@@ -198,6 +214,9 @@ check_outcome check_workload(
       return {outcome.status, prefix + outcome.detail, result.max_abs_error,
         result.max_rel_error};
   }
+  if (auto why = idle_work_text(ctx); !why.empty())
+    return {eval_status::rejected, "workload " + w.name + ": " + why,
+      result.max_abs_error, result.max_rel_error};
   return result;
 }
 

@@ -9,14 +9,6 @@
 
 namespace eat::devices {
 
-namespace {
-
-/// A shared object's entry point, or why it could not be had.
-struct entry_lookup {
-  void* fn = nullptr;
-  std::string error;
-};
-
 entry_lookup load_entry(const std::string& path, const char* symbol) {
   void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   close_code_fd(path);
@@ -29,6 +21,8 @@ entry_lookup load_entry(const std::string& path, const char* symbol) {
                        + " (declare it extern \"C\" with the task's ABI)"};
   return {fn, {}};
 }
+
+namespace {
 
 /// Unlocks `code` when a kernel calls exit(): the atexit handler runs before
 /// the dynamic linker's finalisers, which run the locked object's fini code.

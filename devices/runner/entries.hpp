@@ -16,6 +16,16 @@
 
 namespace eat::devices {
 
+/// A shared object's entry point, or why it could not be had.
+struct entry_lookup {
+  void* fn = nullptr;
+  std::string error;
+};
+
+/// Loads `path` (closing the descriptor behind a path that drop_root
+/// rewrote) and finds `symbol` in it.
+entry_lookup load_entry(const std::string& path, const char* symbol);
+
 /// The three entry points, or the status and detail of why not.
 struct loaded_entries {
   void* reference = nullptr;

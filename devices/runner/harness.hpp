@@ -3,7 +3,8 @@
 // workload (BENCHMARK-PROTOCOL.md sections 2 and 3; docs/harness.md).
 //
 // Runs in the runner process after the sandbox is in place, on its only
-// thread; candidate code runs in this same address space.
+// thread; candidate code runs in this same address space, or, with
+// `kernel_processes`, in a process of its own (kernel_host.hpp).
 
 #pragma once
 
@@ -20,6 +21,8 @@
 #include "devices/runner_protocol.hpp"
 
 namespace eat::devices {
+
+class kernel_host;
 
 /// Everything one workload's phases need; built once per request.
 struct harness_context {
@@ -40,7 +43,26 @@ struct harness_context {
   uint64_t memory_budget = 0;
   /// How the timed calls find their inputs cold (timing_sets.hpp).
   rotation_plan rotation;
+  /// With kernel processes: the processes that run the baseline and the
+  /// candidate (`baseline` and `candidate` are then null).
+  kernel_host* baseline_host = nullptr;
+  kernel_host* candidate_host = nullptr;
+  /// Key of the keyed hashes by which the runner sees whether a kernel's
+  /// process wrote buffers it must not (checks.hpp keyed_hash); drawn from
+  /// the operating system, never in the arena.
+  uint64_t hash_key = 0;
 };
+
+enum class kernel_role { baseline, candidate };
+
+/// Calls the baseline or the candidate on `inputs` and `outputs`, in this
+/// process or in its own. Returns why its process failed, or "".
+std::string call_kernel(const harness_context& ctx, kernel_role who,
+  const problem& p, const void* const* inputs, void* const* outputs);
+
+/// With kernel processes: why the candidate's process is rejected for the
+/// CPU time it used between its calls (hidden work), or "".
+std::string idle_work_text(const harness_context& ctx);
 
 /// Verdict and largest error of the correctness phase of one workload.
 struct check_outcome {
@@ -75,6 +97,9 @@ struct timing_outcome {
   int64_t candidate_wall_ns = 0;
   uint32_t input_sets = 0;
   uint64_t set_bytes = 0;
+  /// With kernel processes: the median round trip of an empty call, taken
+  /// off every sample.
+  int64_t call_overhead_ns = 0;
 };
 
 /// The report of workload `name`: `check`'s verdict and errors, then, if
@@ -83,6 +108,10 @@ struct timing_outcome {
 workload_report check_then_time(const std::string& name,
   const std::function<check_outcome()>& check,
   const std::function<timing_outcome()>& time);
+
+/// Bytes of the memory a runner shares with its kernel processes: half its
+/// address space (16 GiB without a limit), reserved, not committed.
+size_t kernel_arena_bytes(uint64_t address_space_mib);
 
 /// Runs `req` to its reply: loads the kernels, then each workload in turn
 /// until one fails. Never throws.

@@ -7,7 +7,9 @@
 #include "devices/kinds/problem.hpp"
 #include "devices/runner/checks.hpp"
 #include "devices/runner/harness.hpp"
+#include "devices/runner/kernel_host.hpp"
 #include "devices/runner/timing_sets.hpp"
+#include "devices/stats.hpp"
 
 namespace eat::devices {
 
@@ -30,16 +32,59 @@ struct timed_call {
   /// with (a stall of the machine between a CPU-time read and the sample
   /// would otherwise count as CPU time without wall time).
   int64_t span_ns;
+  /// With kernel processes: why the call failed, or "".
+  std::string error;
+  eval_status status = eval_status::passed;
 };
+
+uint64_t keyed_inputs_hash(const harness_context& ctx, const input_set& set) {
+  return keyed_hash(ctx.hash_key, set.inputs);
+}
+
+uint64_t keyed_outputs_hash(
+  const harness_context& ctx, const kernel_outputs& out) {
+  uint64_t h = 0;
+  for (const auto& o : out.outs)
+    h ^= keyed_hash(ctx.hash_key + h, o.data(), o.size() * size_of(o.type()));
+  return h;
+}
+
+/// Times one call in a kernel's own process, then checks with the keyed
+/// hash that the set's inputs are still what the runner drew (the
+/// candidate's process could have written any set's), and keeps the hash
+/// of the baseline's outputs, which check_sets compares them with.
+timed_call time_in_process_of_its_own(const harness_context& ctx,
+  kernel_role who, kernel_host& host, const problem& p, input_set& set,
+  kernel_outputs& out) {
+  auto c = host.call(p, set.pointers.data(), out.pointers.data());
+  timed_call result{c.wall_ns, c.cpu_ns, c.wall_ns, std::move(c.error)};
+  if (!result.error.empty()) {
+    result.status = eval_status::runtime_error;
+    return result;
+  }
+  if (keyed_inputs_hash(ctx, set) != set.inputs_hash) {
+    result.status = eval_status::incorrect;
+    result.error = "input mutated: the inputs of a timed call changed "
+                   "between the runner's drawing them and the call's end";
+    return result;
+  }
+  if (who == kernel_role::baseline)
+    set.baseline_out_hash = keyed_outputs_hash(ctx, out);
+  return result;
+}
 
 /// Poisons `out` (and with `flush`, evicts the set's inputs from the
 /// caches), then times one call with the steady clock, compiler barriers
 /// keeping the call inside the timed region.
-timed_call time_one(const problem& p, void* fn, input_set& set,
-  kernel_outputs& out, bool flush) {
+timed_call time_one(const harness_context& ctx, kernel_role who,
+  const problem& p, input_set& set, kernel_outputs& out, bool flush) {
   out.poison_data();
   if (flush)
     flush_inputs(set);
+  if (auto* host
+      = who == kernel_role::baseline ? ctx.baseline_host : ctx.candidate_host)
+    return time_in_process_of_its_own(ctx, who, *host, p, set, out);
+  void* fn = who == kernel_role::baseline ? ctx.baseline : ctx.candidate;
   auto s0 = std::chrono::steady_clock::now();
   auto cpu0 = process_cpu_ns();
   auto t0 = std::chrono::steady_clock::now();
@@ -53,7 +98,7 @@ timed_call time_one(const problem& p, void* fn, input_set& set,
     return static_cast<int64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(d).count());
   };
-  return {ns(t1 - t0), cpu1 - cpu0, ns(s1 - s0)};
+  return {ns(t1 - t0), cpu1 - cpu0, ns(s1 - s0), {}};
 }
 
 /// Running mean and variance (Welford) of the candidate samples.
@@ -88,11 +133,13 @@ std::pair<timed_call, timed_call> run_round(const harness_context& ctx,
   auto& cand_set = sets[which.candidate];
   auto baseline = [&] {
     base_set.baseline_generation = base_set.generation;
-    return time_one(p, ctx.baseline, base_set, base_set.baseline_out, flush);
+    return time_one(
+      ctx, kernel_role::baseline, p, base_set, base_set.baseline_out, flush);
   };
   auto candidate = [&] {
     cand_set.candidate_generation = cand_set.generation;
-    return time_one(p, ctx.candidate, cand_set, cand_set.candidate_out, flush);
+    return time_one(
+      ctx, kernel_role::candidate, p, cand_set, cand_set.candidate_out, flush);
   };
   if ((gen.next() & 1) != 0) {
     auto cand = candidate();
@@ -102,12 +149,36 @@ std::pair<timed_call, timed_call> run_round(const harness_context& ctx,
   return {base, candidate()};
 }
 
-/// Returns why some set's candidate outputs are wrong, or "".
-std::string check_sets(const problem& p, const std::vector<input_set>& sets) {
-  for (const auto& set : sets)
+/// Returns why some set's candidate outputs are wrong, or "". With kernel
+/// processes, the baseline's outputs must first be what its call left.
+std::string check_sets(const harness_context& ctx, const problem& p,
+  const std::vector<input_set>& sets) {
+  for (const auto& set : sets) {
+    if (ctx.candidate_host != nullptr && set.baseline_generation != 0
+        && keyed_outputs_hash(ctx, set.baseline_out) != set.baseline_out_hash)
+      return "the baseline's outputs changed after its call (only the "
+             "candidate's process could write them)";
     if (auto why = check_set(p, set); !why.empty())
       return why;
+  }
   return {};
+}
+
+/// Keeps each set's keyed input hash (after drawing or perturbing).
+void rehash_inputs(const harness_context& ctx, std::vector<input_set>& sets) {
+  for (auto& set : sets)
+    set.inputs_hash = keyed_inputs_hash(ctx, set);
+}
+
+/// Takes the median round trip of an empty call off every sample (never
+/// below 1 ns), and records it.
+void take_off_overhead(
+  timing_outcome& result, const std::vector<double>& empty_ns) {
+  auto overhead = static_cast<int64_t>(median(empty_ns));
+  result.call_overhead_ns = overhead;
+  for (auto* samples : {&result.baseline_ns, &result.candidate_ns})
+    for (auto& x : *samples)
+      x = std::max<int64_t>(1, x - overhead);
 }
 
 /// The stopping rule: the time cap, or enough samples and time with a
@@ -140,25 +211,45 @@ timing_outcome time_workload(
     workload_seed);
   result.input_sets = static_cast<uint32_t>(sets.size());
   auto flush = flushes(ctx.rotation, sets.size(), result.set_bytes);
+  const bool hosted = ctx.candidate_host != nullptr;
+  if (hosted)
+    rehash_inputs(ctx, sets);
+  auto fail = [&](eval_status status, std::string why) {
+    result.status = status;
+    result.detail = "workload " + w.name + ", timed calls: " + std::move(why);
+    return std::move(result);
+  };
   auto other = other_cpu_now();
   for (uint32_t i = 0; i < ctx.timing.warmup; ++i) {
     auto& set = sets[i % sets.size()];
-    time_one(p, ctx.baseline, set, set.baseline_out, false);
-    time_one(p, ctx.candidate, set, set.candidate_out, false);
+    for (auto [who, out] : {std::pair{kernel_role::baseline, &set.baseline_out},
+           std::pair{kernel_role::candidate, &set.candidate_out}})
+      if (auto call = time_one(ctx, who, p, set, *out, false);
+          !call.error.empty())
+        return fail(call.status, std::move(call.error));
   }
   rng gen{derive_seed(workload_seed, order_stream)};
   running_stats stats;
+  std::vector<double> empty_ns;
   auto start = std::chrono::steady_clock::now();
   for (size_t round = 0; round < max_rounds; ++round) {
     if (starts_block(round, sets.size())) {
-      if (auto why = check_sets(p, sets); !why.empty()) {
-        result.status = eval_status::incorrect;
-        result.detail = "workload " + w.name + ", timed calls: " + why;
-        return result;
-      }
+      if (auto why = check_sets(ctx, p, sets); !why.empty())
+        return fail(eval_status::incorrect, std::move(why));
       perturb_all(p, sets, gen);
+      if (hosted)
+        rehash_inputs(ctx, sets);
     }
     auto [base, cand] = run_round(ctx, p, sets, round, flush, gen);
+    for (auto* call : {&base, &cand})
+      if (!call->error.empty())
+        return fail(call->status, std::move(call->error));
+    if (hosted) {
+      auto nothing = ctx.baseline_host->call_nothing();
+      if (!nothing.error.empty())
+        return fail(eval_status::runtime_error, std::move(nothing.error));
+      empty_ns.push_back(static_cast<double>(nothing.wall_ns));
+    }
     result.baseline_ns.push_back(base.wall_ns);
     result.candidate_ns.push_back(cand.wall_ns);
     result.candidate_wall_ns += cand.span_ns;
@@ -170,7 +261,10 @@ timing_outcome time_workload(
     if (sampling_done(ctx.timing, stats, elapsed))
       break;
   }
-  return verify_timed(ctx, p, w, sets, other, std::move(result));
+  result = verify_timed(ctx, p, w, sets, other, std::move(result));
+  if (hosted && result.status == eval_status::passed)
+    take_off_overhead(result, empty_ns);
+  return result;
 }
 
 namespace {
@@ -183,18 +277,26 @@ timing_outcome verify_timed(const harness_context& ctx, const problem& p,
     result.detail = "workload " + w.name + ", timed calls: " + std::move(why);
     return std::move(result);
   };
-  if (has_child_processes())
-    return fail(eval_status::rejected, child_processes_text);
-  if (auto n = thread_count(); n > 1)
-    return fail(
-      eval_status::rejected, "hidden threads: " + std::to_string(n - 1)
-                               + " extra thread(s) still running");
-  const auto now = other_cpu_now();
-  for (const auto* read : {&other, &now})
-    if (!read->error.empty())
-      return fail(eval_status::rejected, "hidden threads: " + read->error);
-  if (auto why = hidden_work_text(other_cpu_between(other, now)); !why.empty())
-    return fail(eval_status::rejected, std::move(why));
+  if (ctx.candidate_host != nullptr) {
+    // The candidate's process cannot start processes, and its threads run
+    // only within its calls: what it did between them is on its clock.
+    if (auto why = idle_work_text(ctx); !why.empty())
+      return fail(eval_status::rejected, std::move(why));
+  } else {
+    if (has_child_processes())
+      return fail(eval_status::rejected, child_processes_text);
+    if (auto n = thread_count(); n > 1)
+      return fail(
+        eval_status::rejected, "hidden threads: " + std::to_string(n - 1)
+                                 + " extra thread(s) still running");
+    const auto now = other_cpu_now();
+    for (const auto* read : {&other, &now})
+      if (!read->error.empty())
+        return fail(eval_status::rejected, "hidden threads: " + read->error);
+    if (auto why = hidden_work_text(other_cpu_between(other, now));
+        !why.empty())
+      return fail(eval_status::rejected, std::move(why));
+  }
   if (shows_hidden_threads(result.candidate_cpu_ns, result.candidate_wall_ns,
         result.candidate_ns.size()))
     return fail(eval_status::rejected,
@@ -203,8 +305,19 @@ timing_outcome verify_timed(const harness_context& ctx, const problem& p,
         + " ns of wall time");
   // Untimed, after the gates above: the baseline's calls do not count as
   // the candidate's CPU time.
-  complete_block(p, ctx.baseline, sets);
-  if (auto why = check_sets(p, sets); !why.empty())
+  std::string failed_call;
+  auto status = eval_status::runtime_error;
+  complete_block(sets, [&](input_set& set) {
+    if (!failed_call.empty())
+      return;
+    auto call
+      = time_one(ctx, kernel_role::baseline, p, set, set.baseline_out, false);
+    failed_call = std::move(call.error);
+    status = call.status;
+  });
+  if (!failed_call.empty())
+    return fail(status, std::move(failed_call));
+  if (auto why = check_sets(ctx, p, sets); !why.empty())
     return fail(eval_status::incorrect, std::move(why));
   return result;
 }

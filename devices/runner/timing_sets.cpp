@@ -170,12 +170,19 @@ std::string check_set(const problem& p, const input_set& set) {
 
 void complete_block(const problem& p, void* baseline,
   std::vector<input_set>& sets) {
+  complete_block(sets, [&](input_set& set) {
+    set.baseline_out.poison_data();
+    p.call(baseline, set.pointers.data(), set.baseline_out.pointers.data());
+  });
+}
+
+void complete_block(std::vector<input_set>& sets,
+  const std::function<void(input_set&)>& call_baseline) {
   for (auto& set : sets) {
     if (set.candidate_generation != set.generation
         || set.baseline_generation == set.generation)
       continue;
-    set.baseline_out.poison_data();
-    p.call(baseline, set.pointers.data(), set.baseline_out.pointers.data());
+    call_baseline(set);
     set.baseline_generation = set.generation;
   }
 }

@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,10 @@ struct input_set {
   /// Generation each kernel's outputs belong to; 0 before its first call.
   uint64_t baseline_generation = 0;
   uint64_t candidate_generation = 0;
+  /// With kernel processes: keyed hashes (keyed_hash) of the inputs as
+  /// drawn or perturbed, and of the baseline's outputs after its last call.
+  uint64_t inputs_hash = 0;
+  uint64_t baseline_out_hash = 0;
 };
 
 /// Size of the largest cache of CPU 0, the last level, as sysfs describes
@@ -138,5 +143,10 @@ std::string check_set(const problem& p, const input_set& set);
 /// every candidate output has its baseline to compare with.
 void complete_block(const problem& p, void* baseline,
   std::vector<input_set>& sets);
+
+/// The same with `call_baseline(set)` running the baseline on a set (into
+/// its baseline_out), wherever the baseline runs.
+void complete_block(std::vector<input_set>& sets,
+  const std::function<void(input_set&)>& call_baseline);
 
 } // namespace eat::devices

@@ -315,3 +315,43 @@ TEST_CASE("a sampled comparison leaves the matched ratio to whole outputs but "
   REQUIRE_FALSE(x.ok);
   CHECK(x.reason == "above the maximum error");
 }
+
+TEST_CASE("the keyed hash changes with any byte, and a change that keeps "
+          "hash_buffers' unkeyed hash does not keep it") {
+  std::vector<typed_buffer> inputs;
+  inputs.emplace_back(dtype::float32, 64);
+  for (size_t i = 0; i < 64; ++i)
+    inputs[0].set(i, static_cast<double>(i) * 0.25);
+  const uint64_t key = 0x243f6a8885a308d3ull;
+  auto keyed = keyed_hash(key, inputs);
+  auto unkeyed = hash_buffers(inputs);
+  CHECK(keyed_hash(key + 1, inputs) != keyed);
+  // hash_buffers mixes 8-byte words in a chain: the state after word 0
+  // decides word 1's effect. Changing word 0 and choosing word 1 to reach
+  // the old state after it keeps the unkeyed hash, as a kernel that knows
+  // the function could.
+  auto* words = static_cast<uint64_t*>(inputs[0].data());
+  auto step = [](uint64_t h, uint64_t w) {
+    h = (h ^ w) * 0x100000001b3ull;
+    return h ^ (h >> 29);
+  };
+  const uint64_t seed = 0xcbf29ce484222325ull;
+  auto old_state = step(step(seed, words[0]), words[1]);
+  auto inner = step(seed, words[0] ^ 0x1234);
+  // Undo the final xor-shift and multiply to find the word 1 that reaches
+  // old_state from `inner`.
+  auto unshift = [](uint64_t y) {
+    auto x = y;
+    for (int i = 0; i < 3; ++i)
+      x = y ^ (x >> 29);
+    return x;
+  };
+  uint64_t inverse = 1; // of the odd multiplier, by Newton's iteration
+  for (int i = 0; i < 6; ++i)
+    inverse *= 2 - 0x100000001b3ull * inverse;
+  words[0] ^= 0x1234;
+  words[1] = (unshift(old_state) * inverse) ^ inner;
+  REQUIRE(step(inner, words[1]) == old_state);
+  CHECK(hash_buffers(inputs) == unkeyed);
+  CHECK(keyed_hash(key, inputs) != keyed);
+}

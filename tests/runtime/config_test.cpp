@@ -117,6 +117,21 @@ TEST_CASE("GPU devices stop sampling at a relative standard error of 0.5 % "
   CHECK(eat::gpu_timing(*set).max_rel_se == 0.02);
 }
 
+TEST_CASE("[devices.cpu] kernel_processes runs kernels in processes of "
+          "their own, off unless set") {
+  auto plain = eat::parse_config(run_ok, test_file);
+  REQUIRE(plain);
+  CHECK_FALSE(plain->cpu.kernel_processes);
+  auto set = eat::parse_config(
+    run_ok + "[devices.cpu]\nkernel_processes = true\n", test_file);
+  REQUIRE(set);
+  CHECK(set->cpu.kernel_processes);
+  auto bad = eat::parse_config(
+    run_ok + "[devices.cpu]\nkernel_processes = \"yes\"\n", test_file);
+  REQUIRE_FALSE(bad);
+  CHECK_THAT(eat::render(bad.error()), Catch::Contains("kernel_processes"));
+}
+
 TEST_CASE("[devices.cuda] and [devices.hip] name the user GPU kernel code "
           "runs as when eat is root, nobody unless set") {
   auto plain = eat::parse_config(run_ok, test_file);

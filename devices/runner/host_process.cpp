@@ -1,0 +1,104 @@
+// The kernel's side of kernel_host.hpp: `eat-runner --kernel-host FD BASE
+// SIZE OFFSET SO ENTRY`, started by the runner with only the arena's memory
+// file (FD) and the shared object's descriptor open.
+
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include <linux/futex.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "devices/kind.hpp"
+#include "devices/kinds/problem.hpp"
+#include "devices/runner/entries.hpp"
+#include "devices/runner/kernel_host.hpp"
+#include "devices/runner/seccomp_filter.hpp"
+
+namespace eat::devices {
+
+namespace {
+
+/// Exit status of a process that could not map the arena: the runner sees
+/// it exit before posting that its kernel was loaded.
+constexpr int cannot_map = 3;
+
+void post_done(host_control& c, uint32_t seq) {
+  c.done.store(seq, std::memory_order_release);
+  ::syscall(SYS_futex, &c.done, FUTEX_WAKE, 1, nullptr, nullptr, 0);
+}
+
+/// Waits until `go` moves past `seen`; returns its new value.
+uint32_t wait_go(host_control& c, uint32_t seen) {
+  for (;;) {
+    auto go = c.go.load(std::memory_order_acquire);
+    if (go != seen)
+      return go;
+    ::syscall(SYS_futex, &c.go, FUTEX_WAIT, seen, nullptr, nullptr, 0);
+  }
+}
+
+void set_error(host_control& c, host_control::failure_code failure,
+  const std::string& text) {
+  c.failure = failure;
+  std::strncpy(c.error, text.c_str(), host_control::error_bytes - 1);
+}
+
+/// Makes the calls the runner posts, for ever (the runner kills it).
+[[noreturn]] void serve(host_control& c, void* fn) {
+  // The runner's first call moves `go` from 0 (`done` is 1 once loaded).
+  uint32_t seen = 0;
+  const kind* k = nullptr;
+  std::string kind_name;
+  for (;;) {
+    seen = wait_go(c, seen);
+    if (c.op == host_control::call) {
+      if (kind_name != c.kind) {
+        kind_name = std::string{c.kind, ::strnlen(c.kind, sizeof(c.kind))};
+        k = find_kind(kind_name);
+      }
+      if (k != nullptr)
+        call_entry(*k, fn, c.input, c.inputs, c.output, c.dim);
+    }
+    post_done(c, seen);
+  }
+}
+
+} // namespace
+
+int kernel_host_main(int argc, char** argv) {
+  if (argc != 8)
+    return 2;
+  int fd = std::atoi(argv[2]);
+  auto* base = reinterpret_cast<void*>(std::strtoull(argv[3], nullptr, 10));
+  auto size = static_cast<size_t>(std::strtoull(argv[4], nullptr, 10));
+  auto offset = static_cast<size_t>(std::strtoull(argv[5], nullptr, 10));
+  void* at = ::mmap(base, size, PROT_READ | PROT_WRITE,
+    MAP_SHARED | MAP_NORESERVE | MAP_FIXED_NOREPLACE, fd, 0);
+  if (at != base)
+    return cannot_map;
+  ::close(fd);
+  auto& c = *reinterpret_cast<host_control*>(static_cast<char*>(base) + offset);
+  ::prctl(PR_SET_DUMPABLE, 0);
+  if (auto why = confine_kernel_process(); !why.empty()) {
+    set_error(c, host_control::not_confined,
+      "cannot be confined in its process: " + why);
+    post_done(c, 1);
+    return 0;
+  }
+  auto entry = load_entry(argv[6], argv[7]);
+  if (entry.fn == nullptr) {
+    set_error(c, host_control::not_loaded, entry.error);
+    post_done(c, 1);
+    return 0;
+  }
+  post_done(c, 1);
+  serve(c, entry.fn);
+}
+
+} // namespace eat::devices

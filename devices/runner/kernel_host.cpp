@@ -1,0 +1,243 @@
+#include "devices/runner/kernel_host.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <ctime>
+#include <new>
+#include <vector>
+
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "devices/page_allocator.hpp"
+#include "devices/runner/drop_root.hpp"
+#include "devices/subprocess.hpp"
+
+extern char** environ;
+
+namespace eat::devices {
+
+namespace {
+
+/// How long the runner waits on `done` before it looks whether the process
+/// is still alive (a call that returns wakes it at once).
+constexpr long liveness_poll_ns = 20'000'000;
+
+int64_t steady_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+    std::chrono::steady_clock::now().time_since_epoch())
+    .count();
+}
+
+void futex_wake(std::atomic<uint32_t>& word) {
+  ::syscall(SYS_futex, &word, FUTEX_WAKE, 1, nullptr, nullptr, 0);
+}
+
+/// The descriptor behind a path drop_root rewrote, or -1.
+int code_fd(const std::string& path) {
+  auto prefix = std::strlen(code_fd_prefix);
+  if (path.compare(0, prefix, code_fd_prefix) != 0)
+    return -1;
+  return std::atoi(path.c_str() + prefix);
+}
+
+/// In the child between fork and exec: only async-signal-safe calls.
+[[noreturn]] void exec_host(
+  pid_t parent, int exe, int arena_fd, int so_fd, char* const* argv) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent)
+    ::_exit(127);
+  ::syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
+  ::fcntl(arena_fd, F_SETFD, 0);
+  if (so_fd >= 0)
+    ::fcntl(so_fd, F_SETFD, 0);
+  ::syscall(SYS_execveat, exe, "", argv, environ, AT_EMPTY_PATH);
+  ::_exit(127);
+}
+
+} // namespace
+
+std::unique_ptr<kernel_host> kernel_host::start(shared_arena& arena,
+  const std::string& so, const char* entry, const std::string& role,
+  eval_status& status, std::string& why) {
+  status = eval_status::runtime_error;
+  void* block = arena.allocate(sizeof(host_control), page_bytes);
+  if (block == nullptr) {
+    why = "no room in the shared memory for the " + role + "'s process";
+    return nullptr;
+  }
+  auto* control = new (block) host_control{};
+  // Non-dumpable: a kernel running as the same user cannot trace the
+  // runner or open its memory through /proc.
+  ::prctl(PR_SET_DUMPABLE, 0);
+  int exe = ::open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+  if (exe < 0) {
+    why = std::string{"cannot open the runner's executable: "}
+          + std::strerror(errno);
+    return nullptr;
+  }
+  auto offset = static_cast<char*>(block) - static_cast<char*>(arena.base());
+  std::vector<std::string> args{"eat-kernel-host", kernel_host_flag,
+    std::to_string(arena.fd()),
+    std::to_string(reinterpret_cast<uintptr_t>(arena.base())),
+    std::to_string(arena.size()), std::to_string(offset), so, entry};
+  std::vector<char*> argv;
+  for (auto& a : args)
+    argv.push_back(a.data());
+  argv.push_back(nullptr);
+  auto parent = ::getpid();
+  auto pid = ::fork();
+  if (pid == 0)
+    exec_host(parent, exe, arena.fd(), code_fd(so), argv.data());
+  ::close(exe);
+  if (pid < 0) {
+    why = "cannot start the " + role + "'s process: " + std::strerror(errno);
+    return nullptr;
+  }
+  std::unique_ptr<kernel_host> host{new kernel_host(arena, control, pid, role)};
+  if (auto failed = host->wait_done(1); !failed.empty()) {
+    why = "the " + role + "'s process " + failed + " before its kernel "
+          + "was loaded";
+    return nullptr;
+  }
+  if (control->failure != host_control::none) {
+    auto text = std::string{
+      control->error, ::strnlen(control->error, host_control::error_bytes)};
+    if (control->failure == host_control::not_loaded)
+      status = role == "candidate" ? eval_status::compile_error
+                                   : eval_status::rejected;
+    why = (role == "candidate" ? "the candidate " : "the task's baseline ")
+          + text;
+    return nullptr;
+  }
+  ::sched_yield();
+  host->last_cpu_ = host->cpu_now();
+  if (host->last_cpu_ < 0) {
+    why = "cannot read the CPU clock of the " + role + "'s process";
+    return nullptr;
+  }
+  return host;
+}
+
+kernel_host::kernel_host(
+  shared_arena& arena, host_control* control, pid_t pid, std::string role)
+  : arena_(arena), control_(control), pid_(pid), role_(std::move(role)) {
+  if (::clock_getcpuclockid(pid_, &clock_) != 0)
+    clock_ = 0;
+}
+
+kernel_host::~kernel_host() {
+  if (!reaped_) {
+    ::kill(pid_, SIGKILL);
+    int status = 0;
+    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+      // retry
+    }
+  }
+  control_->~host_control();
+  arena_.release(control_, sizeof(host_control));
+}
+
+int64_t kernel_host::cpu_now() const {
+  timespec t{};
+  if (clock_ == 0 || ::clock_gettime(clock_, &t) != 0)
+    return -1;
+  return int64_t{t.tv_sec} * 1'000'000'000 + t.tv_nsec;
+}
+
+std::string kernel_host::wait_done(uint32_t seq) {
+  for (;;) {
+    auto seen = control_->done.load(std::memory_order_acquire);
+    if (seen == seq)
+      return {};
+    timespec poll{0, liveness_poll_ns};
+    ::syscall(SYS_futex, &control_->done, FUTEX_WAIT, seen, &poll, nullptr, 0);
+    if (control_->done.load(std::memory_order_acquire) == seq)
+      return {};
+    int status = 0;
+    auto r = ::waitpid(pid_, &status, WNOHANG);
+    if (r == pid_) {
+      reaped_ = true;
+      exit_status x;
+      x.exited = WIFEXITED(status);
+      x.code = x.exited ? WEXITSTATUS(status) : 0;
+      x.signal = x.exited ? 0 : WTERMSIG(status);
+      return to_string(x);
+    }
+    if (r < 0 && errno != EINTR)
+      return std::string{"cannot be waited for: "} + std::strerror(errno);
+  }
+}
+
+host_call kernel_host::post(uint32_t op) {
+  host_call result;
+  auto cpu0 = cpu_now();
+  idle_cpu_ns_ += cpu0 - last_cpu_;
+  largest_idle_ns_ = std::max(largest_idle_ns_, cpu0 - last_cpu_);
+  control_->op = op;
+  auto seq = ++seq_;
+  auto t0 = steady_ns();
+  control_->go.store(seq, std::memory_order_release);
+  futex_wake(control_->go);
+  auto failed = wait_done(seq);
+  auto t1 = steady_ns();
+  // Woken by the call's end, the runner may have taken the core before
+  // the process got back to waiting: yielding lets it get there, so that
+  // its last instructions count in the call, not between calls.
+  ::sched_yield();
+  if (!failed.empty()) {
+    result.error = "the " + role_ + "'s process " + failed + " during a call";
+    return result;
+  }
+  auto cpu1 = cpu_now();
+  if (cpu0 < 0 || cpu1 < 0) {
+    result.error = "cannot read the CPU clock of the " + role_ + "'s process";
+    return result;
+  }
+  ++calls_;
+  last_cpu_ = cpu1;
+  result.wall_ns = t1 - t0;
+  result.cpu_ns = cpu1 - cpu0;
+  return result;
+}
+
+host_call kernel_host::call(
+  const problem& p, const void* const* inputs, void* const* outputs) {
+  if (p.inputs().size() > host_control::max_buffers
+      || p.outputs().size() > host_control::max_buffers
+      || p.dims().size() > host_control::max_dims) {
+    host_call result;
+    result.error = "a call of more than "
+                   + std::to_string(host_control::max_buffers)
+                   + " buffers or dimensions cannot be posted to the " + role_
+                   + "'s process";
+    return result;
+  }
+  auto& c = *control_;
+  const auto* name = p.kind_name();
+  std::strncpy(c.kind, name, sizeof(c.kind) - 1);
+  c.inputs = static_cast<uint32_t>(p.inputs().size());
+  c.outputs = static_cast<uint32_t>(p.outputs().size());
+  c.dims = static_cast<uint32_t>(p.dims().size());
+  for (uint32_t i = 0; i < c.inputs; ++i)
+    c.input[i] = inputs[i];
+  for (uint32_t i = 0; i < c.outputs; ++i)
+    c.output[i] = outputs[i];
+  for (uint32_t i = 0; i < c.dims; ++i)
+    c.dim[i] = p.dims()[i];
+  return post(host_control::call);
+}
+
+host_call kernel_host::call_nothing() {
+  return post(host_control::nothing);
+}
+
+} // namespace eat::devices

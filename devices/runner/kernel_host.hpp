@@ -1,0 +1,148 @@
+// Kernels in processes of their own (docs/harness.md, "Kernel processes").
+// With `kernel_processes` on, eat-runner never loads the candidate or the
+// baseline: each runs in a process that the runner starts for it (its own
+// executable again, `--kernel-host`), which maps the runner's shared arena
+// (devices/shared_arena.hpp) at the same address, makes itself
+// non-dumpable, confines itself (seccomp_filter.hpp: no processes, no
+// signals to others, no other core), loads the kernel and then, call after
+// call, waits on a futex in the arena until the runner posts a call, makes
+// it and posts that it is done.
+//
+// The runner, which alone holds the seeds, the reference, the samples, the
+// nonce and the reply pipe, times each call from posting to done, checks
+// what came back, and reads the kernel process's CPU clock around every
+// call: CPU time it used between its calls is counted (idle_cpu_ns), so
+// that work cannot be moved out of the timed calls. A kernel cannot reach
+// what decides its verdict: the runner's memory is not shared with it.
+//
+// Used by the runner's only thread.
+
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <sys/types.h>
+
+#include "actors/protocol/result.hpp"
+#include "devices/kinds/problem.hpp"
+#include "devices/shared_arena.hpp"
+
+namespace eat::devices {
+
+/// The first argument of eat-runner that makes it a kernel's process.
+constexpr const char* kernel_host_flag = "--kernel-host";
+
+/// What the runner posts to a kernel's process, in the shared arena.
+struct host_control {
+  static constexpr size_t max_buffers = 32;
+  static constexpr size_t max_dims = 32;
+  static constexpr size_t error_bytes = 512;
+
+  enum op_code : uint32_t { call = 1, nothing = 2 };
+
+  /// Sequence numbers: the runner sets `go`, the process sets `done` to
+  /// the same number when the call has returned (1: loaded).
+  std::atomic<uint32_t> go{0};
+  std::atomic<uint32_t> done{0};
+  uint32_t op = nothing;
+  /// The kind whose ABI the call takes (find_kind).
+  char kind[32] = {};
+  uint32_t inputs = 0;
+  uint32_t outputs = 0;
+  uint32_t dims = 0;
+  int64_t dim[max_dims] = {};
+  const void* input[max_buffers] = {};
+  void* output[max_buffers] = {};
+  /// Why the process could not load its kernel (`failure`), or "".
+  enum failure_code : uint32_t { none = 0, not_loaded = 1, not_confined = 2 };
+  uint32_t failure = none;
+  char error[error_bytes] = {};
+};
+
+/// One call made in a kernel's process.
+struct host_call {
+  /// Steady-clock time from posting the call to seeing it done.
+  int64_t wall_ns = 0;
+  /// The process's CPU time over the call (all its threads).
+  int64_t cpu_ns = 0;
+  /// Why the process failed (it died or exited during the call), or "".
+  std::string error;
+};
+
+class kernel_host {
+public:
+  /// Starts the process for `entry` in the shared object `so`, whose role
+  /// ("candidate", "baseline") names it in messages. Returns the host, or
+  /// null with `status` and `why`: the kernel could not be loaded
+  /// (compile_error for the candidate, rejected for the baseline) or the
+  /// process could not be started (runtime_error).
+  static std::unique_ptr<kernel_host> start(shared_arena& arena,
+    const std::string& so, const char* entry, const std::string& role,
+    eval_status& status, std::string& why);
+
+  kernel_host(const kernel_host&) = delete;
+  kernel_host& operator=(const kernel_host&) = delete;
+
+  /// Kills the process and reaps it.
+  ~kernel_host();
+
+  /// Calls the kernel on `inputs` and `outputs` (buffers in the arena)
+  /// with the ABI of `p`'s kind.
+  host_call call(
+    const problem& p, const void* const* inputs, void* const* outputs);
+
+  /// A round trip without a call: the cost of posting and waiting, which
+  /// the timing phase takes off every sample.
+  host_call call_nothing();
+
+  /// CPU time the process used between its calls since it loaded.
+  int64_t idle_cpu_ns() const {
+    return idle_cpu_ns_;
+  }
+
+  /// The most CPU time it used between two calls.
+  int64_t largest_idle_ns() const {
+    return largest_idle_ns_;
+  }
+
+  /// Calls made.
+  uint64_t calls() const {
+    return calls_;
+  }
+
+  pid_t pid() const {
+    return pid_;
+  }
+
+private:
+  kernel_host(
+    shared_arena& arena, host_control* control, pid_t pid, std::string role);
+
+  host_call post(uint32_t op);
+
+  /// Waits until `done` reaches `seq`; returns why the process ended first.
+  std::string wait_done(uint32_t seq);
+
+  /// The process's CPU time in ns, or -1 if it cannot be read.
+  int64_t cpu_now() const;
+
+  shared_arena& arena_;
+  host_control* control_;
+  pid_t pid_;
+  std::string role_;
+  clockid_t clock_ = 0;
+  uint32_t seq_ = 1;
+  int64_t last_cpu_ = 0;
+  int64_t idle_cpu_ns_ = 0;
+  int64_t largest_idle_ns_ = 0;
+  uint64_t calls_ = 0;
+  bool reaped_ = false;
+};
+
+/// The main of a kernel's process (`eat-runner --kernel-host ...`).
+int kernel_host_main(int argc, char** argv);
+
+} // namespace eat::devices

@@ -1,0 +1,299 @@
+#include "devices/runner/seccomp_filter.hpp"
+
+#include <cerrno>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+// The ABI the filter lets through: the build's own.
+#if defined(__x86_64__)
+#  define FILTER_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#  define FILTER_ARCH AUDIT_ARCH_AARCH64
+#endif
+#ifndef SYS_seccomp // headers older than Linux 3.17
+#  undef FILTER_ARCH
+#endif
+
+namespace eat::devices {
+
+#ifdef FILTER_ARCH
+
+namespace {
+
+/// System calls that fail with EPERM whatever their arguments. Each is
+/// guarded, as not every architecture has every one (aarch64 has no fork).
+constexpr long denied[] = {
+// Making processes and running programs.
+#  ifdef SYS_fork
+  SYS_fork,
+#  endif
+#  ifdef SYS_vfork
+  SYS_vfork,
+#  endif
+#  ifdef SYS_execve
+  SYS_execve,
+#  endif
+#  ifdef SYS_execveat
+  SYS_execveat,
+#  endif
+// Reaching into other processes.
+#  ifdef SYS_ptrace
+  SYS_ptrace,
+#  endif
+#  ifdef SYS_process_vm_readv
+  SYS_process_vm_readv,
+#  endif
+#  ifdef SYS_process_vm_writev
+  SYS_process_vm_writev,
+#  endif
+#  ifdef SYS_pidfd_open
+  SYS_pidfd_open,
+#  endif
+#  ifdef SYS_pidfd_send_signal
+  SYS_pidfd_send_signal,
+#  endif
+#  ifdef SYS_pidfd_getfd
+  SYS_pidfd_getfd,
+#  endif
+#  ifdef SYS_kcmp
+  SYS_kcmp,
+#  endif
+#  ifdef SYS_migrate_pages
+  SYS_migrate_pages,
+#  endif
+#  ifdef SYS_move_pages
+  SYS_move_pages,
+#  endif
+// Scheduling and CPU sets, which the timing relies on.
+#  ifdef SYS_sched_setaffinity
+  SYS_sched_setaffinity,
+#  endif
+#  ifdef SYS_sched_setscheduler
+  SYS_sched_setscheduler,
+#  endif
+#  ifdef SYS_sched_setparam
+  SYS_sched_setparam,
+#  endif
+#  ifdef SYS_sched_setattr
+  SYS_sched_setattr,
+#  endif
+#  ifdef SYS_setpriority
+  SYS_setpriority,
+#  endif
+// Sockets, asynchronous I/O, perf events and BPF.
+#  ifdef SYS_socket
+  SYS_socket,
+#  endif
+#  ifdef SYS_socketpair
+  SYS_socketpair,
+#  endif
+#  ifdef SYS_io_uring_setup
+  SYS_io_uring_setup,
+#  endif
+#  ifdef SYS_io_uring_enter
+  SYS_io_uring_enter,
+#  endif
+#  ifdef SYS_io_uring_register
+  SYS_io_uring_register,
+#  endif
+#  ifdef SYS_io_setup
+  SYS_io_setup,
+#  endif
+#  ifdef SYS_io_submit
+  SYS_io_submit,
+#  endif
+#  ifdef SYS_perf_event_open
+  SYS_perf_event_open,
+#  endif
+#  ifdef SYS_bpf
+  SYS_bpf,
+#  endif
+#  ifdef SYS_userfaultfd
+  SYS_userfaultfd,
+#  endif
+// Namespaces, mounts and the root directory.
+#  ifdef SYS_unshare
+  SYS_unshare,
+#  endif
+#  ifdef SYS_setns
+  SYS_setns,
+#  endif
+#  ifdef SYS_mount
+  SYS_mount,
+#  endif
+#  ifdef SYS_umount2
+  SYS_umount2,
+#  endif
+#  ifdef SYS_chroot
+  SYS_chroot,
+#  endif
+#  ifdef SYS_pivot_root
+  SYS_pivot_root,
+#  endif
+// The kernel's keyrings, and the execution domain.
+#  ifdef SYS_keyctl
+  SYS_keyctl,
+#  endif
+#  ifdef SYS_add_key
+  SYS_add_key,
+#  endif
+#  ifdef SYS_request_key
+  SYS_request_key,
+#  endif
+#  ifdef SYS_personality
+  SYS_personality,
+#  endif
+// Leaving the runner's process group would escape its group kill.
+#  ifdef SYS_setsid
+  SYS_setsid,
+#  endif
+#  ifdef SYS_setpgid
+  SYS_setpgid,
+#  endif
+// glibc signals a thread with tgkill, which is checked below.
+#  ifdef SYS_tkill
+  SYS_tkill,
+#  endif
+};
+
+/// System calls that send a signal to the process (or thread group) named
+/// by their first argument: allowed only towards the process itself.
+constexpr long signalling[] = {
+#  ifdef SYS_kill
+  SYS_kill,
+#  endif
+#  ifdef SYS_tgkill
+  SYS_tgkill,
+#  endif
+#  ifdef SYS_rt_sigqueueinfo
+  SYS_rt_sigqueueinfo,
+#  endif
+#  ifdef SYS_rt_tgsigqueueinfo
+  SYS_rt_tgsigqueueinfo,
+#  endif
+};
+
+/// System call numbers of the x32 ABI, which shares x86-64's AUDIT_ARCH.
+constexpr uint32_t x32_bit = 0x40000000;
+
+using program = std::vector<sock_filter>;
+
+constexpr uint32_t allow = SECCOMP_RET_ALLOW;
+constexpr uint32_t eperm = SECCOMP_RET_ERRNO | EPERM;
+constexpr uint32_t enosys = SECCOMP_RET_ERRNO | ENOSYS;
+
+std::string failure(const std::string& what) {
+  return what + ": " + std::strerror(errno);
+}
+
+/// Ends the filter with `action`.
+sock_filter ret(uint32_t action) {
+  return BPF_STMT(BPF_RET | BPF_K, action);
+}
+
+/// Loads the 32-bit word at `offset` of struct seccomp_data.
+sock_filter load(size_t offset) {
+  return BPF_STMT(BPF_LD | BPF_W | BPF_ABS, static_cast<uint32_t>(offset));
+}
+
+/// Offset of the low 32 bits of argument `i` (both ABIs are little-endian).
+size_t arg_low(size_t i) {
+  return offsetof(seccomp_data, args) + i * sizeof(uint64_t);
+}
+
+/// Runs `then` when the loaded word passes `test` (BPF_JEQ, BPF_JGE,
+/// BPF_JSET) against `k`, otherwise goes on past it. `then` must end in a
+/// return, so the word is still loaded after a skip.
+program when(uint16_t test, uint32_t k, const program& then) {
+  program out{
+    BPF_JUMP(BPF_JMP | test | BPF_K, k, 0, static_cast<uint8_t>(then.size()))};
+  out.insert(out.end(), then.begin(), then.end());
+  return out;
+}
+
+/// Returns `yes` when the low 32 bits of argument `i` pass `test` against
+/// `k`, otherwise `no`.
+program if_arg(size_t i, uint16_t test, uint32_t k, uint32_t yes, uint32_t no) {
+  return {load(arg_low(i)), BPF_JUMP(BPF_JMP | test | BPF_K, k, 0, 1), ret(yes),
+    ret(no)};
+}
+
+/// The whole filter, for a process whose pid is `self`.
+program build_filter(pid_t self) {
+  program filter;
+  auto add = [&filter](const program& block) {
+    filter.insert(filter.end(), block.begin(), block.end());
+  };
+  // A system call of another ABI (i386 through int 0x80, arm32) would be
+  // read with other numbers: it kills the process.
+  add({load(offsetof(seccomp_data, arch)),
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FILTER_ARCH, 1, 0),
+    ret(SECCOMP_RET_KILL_PROCESS)});
+  // From here on the system call number stays loaded.
+  add({load(offsetof(seccomp_data, nr))});
+#  ifdef __x86_64__
+  add(when(BPF_JGE, x32_bit, {ret(eperm)}));
+#  endif
+  for (long nr : denied)
+    add(when(BPF_JEQ, static_cast<uint32_t>(nr), {ret(eperm)}));
+#  ifdef SYS_clone3
+  // Without clone3, glibc's pthread_create falls back to clone, whose flags
+  // can be checked: a thread has CLONE_THREAD, a new process has not.
+  add(when(BPF_JEQ, SYS_clone3, {ret(enosys)}));
+#  endif
+#  ifdef SYS_clone
+  add(
+    when(BPF_JEQ, SYS_clone, if_arg(0, BPF_JSET, CLONE_THREAD, allow, eperm)));
+#  endif
+#  ifdef SYS_prctl
+  // The parent-death signal stays: the process dies with its runner.
+  add(when(
+    BPF_JEQ, SYS_prctl, if_arg(0, BPF_JEQ, PR_SET_PDEATHSIG, eperm, allow)));
+#  endif
+  // Signals only to itself: raise() and abort() still work, while another
+  // pid, a process group (0 or negative) or every process (-1) is refused.
+  for (long nr : signalling)
+    add(when(BPF_JEQ, static_cast<uint32_t>(nr),
+      if_arg(0, BPF_JEQ, static_cast<uint32_t>(self), allow, eperm)));
+  add({ret(allow)});
+  return filter;
+}
+
+} // namespace
+
+std::string confine_kernel_process() {
+  auto filter = build_filter(::getpid());
+  sock_fprog prog{static_cast<unsigned short>(filter.size()), filter.data()};
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+    return failure("prctl(PR_SET_NO_NEW_PRIVS)");
+  // Should another thread exist after all, TSYNC confines it as well.
+  long synced = ::syscall(
+    SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog);
+  if (synced < 0)
+    return failure("seccomp(SECCOMP_SET_MODE_FILTER)");
+  if (synced > 0)
+    return "seccomp: thread " + std::to_string(synced)
+           + " has a filter of its own and could not be confined";
+  return {};
+}
+
+#else
+
+std::string confine_kernel_process() {
+  return "no seccomp filter for this architecture (only x86-64 and "
+         "little-endian aarch64)";
+}
+
+#endif
+
+} // namespace eat::devices

@@ -1,0 +1,27 @@
+// A seccomp filter for the process that runs kernel code (docs/harness.md,
+// "Sandbox"). The namespaces and the dropped privileges limit what kernel
+// code can reach; the filter takes away the system calls by which it could
+// still act outside its own process: making processes or running programs,
+// tracing or signalling other processes, reading their memory, changing
+// its scheduling or CPU set, opening sockets, io_uring and perf events,
+// BPF, namespaces and mounts, the kernel's keyrings. Threads, signals to
+// itself and ordinary memory, file and clock calls stay allowed.
+//
+// The filter is classic BPF built by hand (libseccomp is not available).
+// It knows x86-64 and aarch64; a system call of another ABI (i386 through
+// int 0x80, or x32) does not get through.
+
+#pragma once
+
+#include <string>
+
+namespace eat::devices {
+
+/// Confines the calling process, which must still be single-threaded, for
+/// running untrusted kernel code: sets no_new_privs and installs a seccomp
+/// filter (raw classic BPF; libseccomp is not available) under which the
+/// system calls by which the process could act outside itself fail.
+/// Returns "" on success, otherwise why not (errno text included).
+std::string confine_kernel_process();
+
+} // namespace eat::devices

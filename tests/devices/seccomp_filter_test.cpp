@@ -1,0 +1,264 @@
+// Specification of the seccomp filter under which kernel code runs
+// (devices/runner/seccomp_filter.hpp). Each case forks a child that
+// confines itself as the runner's worker does and then tries what it
+// describes; the child reports the first expectation that did not hold
+// through a pipe, and the parent checks that none was reported.
+
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <string>
+#include <thread>
+
+#include <fcntl.h>
+#include <linux/io_uring.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+
+#include "devices/runner/seccomp_filter.hpp"
+
+using namespace eat::devices;
+
+namespace {
+
+/// Exit status of a child in which every expectation held.
+constexpr int all_held = 42;
+
+/// Where a confined child reports the expectation that did not hold.
+int report_fd = -1;
+
+/// In a confined child: ends it, reporting `what` (and errno), unless
+/// `held`.
+void expect(bool held, const std::string& what) {
+  if (held)
+    return;
+  auto text = what + " (errno: " + std::strerror(errno) + ")";
+  (void)::write(report_fd, text.data(), text.size());
+  ::_exit(1);
+}
+
+/// Whether a system call's `result` is a failure with `error`.
+bool failed_with(long result, int error) {
+  return result == -1 && errno == error;
+}
+
+/// Forks a child that confines itself and then runs `body`; returns what
+/// the child reported, or how it ended otherwise, or "" when every
+/// expectation held.
+template<class Body>
+std::string run_confined(Body body) {
+  int report[2];
+  REQUIRE(::pipe2(report, O_CLOEXEC) == 0);
+  pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    ::close(report[0]);
+    report_fd = report[1];
+    auto why = confine_kernel_process();
+    errno = 0;
+    expect(why.empty(), "confine_kernel_process(): " + why);
+    body();
+    ::_exit(all_held);
+  }
+  ::close(report[1]);
+  std::string reported;
+  char buf[256];
+  ssize_t n;
+  while ((n = ::read(report[0], buf, sizeof(buf))) != 0)
+    if (n > 0)
+      reported.append(buf, static_cast<size_t>(n));
+    else if (errno != EINTR)
+      break;
+  ::close(report[0]);
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR)
+    ; // retry
+  if (!reported.empty())
+    return reported;
+  if (WIFSIGNALED(status))
+    return "the child was killed by signal " + std::to_string(WTERMSIG(status));
+  if (WEXITSTATUS(status) != all_held)
+    return "the child exited with " + std::to_string(WEXITSTATUS(status));
+  return {};
+}
+
+/// Set by on_signal.
+volatile sig_atomic_t signalled = 0;
+
+void on_signal(int) {
+  signalled = 1;
+}
+
+} // namespace
+
+TEST_CASE("a confined process cannot fork") {
+  CHECK(run_confined([] {
+    expect(failed_with(::fork(), EPERM), "fork() fails with EPERM");
+    expect(failed_with(::waitpid(-1, nullptr, WNOHANG), ECHILD),
+      "and no child appears");
+  }) == "");
+}
+
+TEST_CASE("a confined process can still start and join a thread") {
+  CHECK(run_confined([] {
+    std::atomic<bool> ran{false};
+    std::thread thread([&ran] {
+      ran = true;
+    });
+    thread.join();
+    expect(ran, "the thread ran");
+  }) == "");
+}
+
+TEST_CASE("the filter holds in the threads of a confined process") {
+  CHECK(run_confined([] {
+    long forked = 0;
+    int error = 0;
+    std::thread thread([&] {
+      forked = ::fork();
+      error = errno;
+    });
+    thread.join();
+    errno = error;
+    expect(failed_with(forked, EPERM), "fork() in a thread fails with EPERM");
+  }) == "");
+}
+
+TEST_CASE("a confined process can signal itself, and no other process") {
+  CHECK(run_confined([] {
+    expect(failed_with(::kill(::getppid(), 0), EPERM),
+      "kill(getppid(), 0) fails with EPERM");
+    expect(::kill(::getpid(), 0) == 0, "kill(getpid(), 0) succeeds");
+    struct sigaction action {};
+    action.sa_handler = on_signal;
+    expect(::sigaction(SIGUSR1, &action, nullptr) == 0, "sigaction");
+    expect(::raise(SIGUSR1) == 0, "raise(SIGUSR1) succeeds");
+    expect(signalled == 1, "and delivers SIGUSR1 to the handler");
+  }) == "");
+}
+
+TEST_CASE("a confined process cannot signal its process group or every "
+          "process") {
+  CHECK(run_confined([] {
+    // Signal 0 first, which would do no harm should the filter let it
+    // through.
+    expect(failed_with(::kill(0, 0), EPERM), "kill(0, 0) fails with EPERM");
+    expect(failed_with(::kill(-1, 0), EPERM), "kill(-1, 0) fails with EPERM");
+    expect(failed_with(::kill(0, SIGUSR1), EPERM),
+      "kill(0, SIGUSR1) fails with EPERM");
+    expect(failed_with(::kill(-1, SIGUSR1), EPERM),
+      "kill(-1, SIGUSR1) fails with EPERM");
+  }) == "");
+}
+
+TEST_CASE("a confined process can neither trace nor read its parent") {
+  static int secret = 7;
+  CHECK(run_confined([] {
+    expect(failed_with(
+             ::ptrace(PTRACE_ATTACH, ::getppid(), nullptr, nullptr), EPERM),
+      "ptrace(PTRACE_ATTACH, getppid()) fails with EPERM");
+    int copy = 0;
+    iovec local{&copy, sizeof(copy)};
+    iovec remote{&secret, sizeof(secret)};
+    expect(failed_with(
+             ::process_vm_readv(::getppid(), &local, 1, &remote, 1, 0), EPERM),
+      "process_vm_readv on the parent fails with EPERM");
+  }) == "");
+}
+
+TEST_CASE("a confined process cannot change its CPU set") {
+  CHECK(run_confined([] {
+    cpu_set_t cpus;
+    CPU_ZERO(&cpus);
+    CPU_SET(0, &cpus);
+    expect(failed_with(::sched_setaffinity(0, sizeof(cpus), &cpus), EPERM),
+      "sched_setaffinity fails with EPERM");
+  }) == "");
+}
+
+TEST_CASE("a confined process cannot open a socket") {
+  CHECK(run_confined([] {
+    expect(failed_with(::socket(AF_INET, SOCK_STREAM, 0), EPERM),
+      "socket(AF_INET, SOCK_STREAM, 0) fails with EPERM");
+  }) == "");
+}
+
+TEST_CASE("a confined process cannot run a program") {
+  // Should execve succeed, /bin/true's exit status 0 is not all_held.
+  CHECK(run_confined([] {
+    char arg0[] = "/bin/true";
+    char* argv[] = {arg0, nullptr};
+    expect(failed_with(::execve("/bin/true", argv, environ), EPERM),
+      "execve(\"/bin/true\") fails with EPERM");
+  }) == "");
+}
+
+TEST_CASE("clone3 looks absent to a confined process") {
+  CHECK(run_confined([] {
+    // Arguments the kernel itself would refuse with EINVAL.
+    expect(failed_with(::syscall(SYS_clone3, nullptr, 0), ENOSYS),
+      "clone3 fails with ENOSYS");
+  }) == "");
+}
+
+#ifdef __x86_64__
+TEST_CASE("a confined process cannot use the x32 system call ABI") {
+  CHECK(run_confined([] {
+    expect(failed_with(::syscall(0x40000000 | SYS_getpid), EPERM),
+      "an x32 system call fails with EPERM");
+  }) == "");
+}
+#endif
+
+TEST_CASE("a confined process cannot set up io_uring") {
+  CHECK(run_confined([] {
+    io_uring_params params{};
+    expect(failed_with(::syscall(SYS_io_uring_setup, 1, &params), EPERM),
+      "io_uring_setup fails with EPERM");
+  }) == "");
+}
+
+TEST_CASE("the filter leaves ordinary work alone") {
+  CHECK(run_confined([] {
+    constexpr size_t size = 64 << 20;
+    auto* block = static_cast<char*>(std::malloc(size));
+    expect(block != nullptr, "malloc of 64 MiB");
+    std::memset(block, 1, size);
+    std::free(block);
+    void* map = ::mmap(nullptr, size, PROT_READ | PROT_WRITE,
+      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    expect(map != MAP_FAILED, "mmap");
+    static_cast<char*>(map)[size - 1] = 1;
+    expect(::munmap(map, size) == 0, "munmap");
+    timespec now{};
+    expect(::clock_gettime(CLOCK_MONOTONIC, &now) == 0, "clock_gettime");
+    int fds[2];
+    expect(::pipe(fds) == 0, "pipe");
+    expect(::write(fds[1], "x", 1) == 1, "write to a pipe");
+    char x = 0;
+    expect(::read(fds[0], &x, 1) == 1 && x == 'x', "read from a pipe");
+  }) == "");
+}
+
+TEST_CASE("a confined process stays in its process group and keeps its "
+          "parent-death signal") {
+  CHECK(run_confined([] {
+    expect(failed_with(::setsid(), EPERM), "setsid() fails with EPERM");
+    expect(failed_with(::setpgid(0, 0), EPERM), "setpgid() fails with EPERM");
+    expect(failed_with(::prctl(PR_SET_PDEATHSIG, 0), EPERM),
+      "prctl(PR_SET_PDEATHSIG) fails with EPERM");
+    expect(::prctl(PR_SET_NAME, "kernel") == 0, "prctl(PR_SET_NAME) works");
+  }) == "");
+}

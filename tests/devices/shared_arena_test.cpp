@@ -1,0 +1,67 @@
+// Specification of the shared arena (devices/shared_arena.hpp): the memory
+// a runner shares with its kernel processes, from which page_allocator
+// takes the harness's buffers while it is installed.
+
+#include <cstdint>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+
+#include "devices/kinds/problem.hpp"
+#include "devices/shared_arena.hpp"
+
+using namespace eat::devices;
+
+TEST_CASE("the arena gives aligned blocks and takes them back, merging "
+          "neighbours") {
+  shared_arena arena{1 << 20};
+  REQUIRE(arena.error().empty());
+  auto* a = arena.allocate(100, 64);
+  auto* b = arena.allocate(5000, 4096);
+  REQUIRE(a != nullptr);
+  REQUIRE(b != nullptr);
+  CHECK(reinterpret_cast<uintptr_t>(a) % 64 == 0);
+  CHECK(reinterpret_cast<uintptr_t>(b) % 4096 == 0);
+  CHECK(arena.owns(a));
+  CHECK(arena.owns(b));
+  CHECK_FALSE(arena.owns(&arena));
+  CHECK(arena.allocate(2 << 20, 64) == nullptr);
+  arena.release(a, 100);
+  arena.release(b, 5000);
+  CHECK(arena.free_bytes() == arena.size());
+  CHECK(arena.allocate(arena.size(), 4096) == arena.base());
+}
+
+TEST_CASE("while installed, the harness's buffers come from the arena and "
+          "are the same memory in a forked process") {
+  shared_arena arena{1 << 20};
+  REQUIRE(arena.error().empty());
+  arena.install();
+  REQUIRE(installed_arena() == &arena);
+  {
+    typed_buffer buf{dtype::float32, 1000};
+    REQUIRE(arena.owns(buf.data()));
+    auto child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+      buf.set(7, 42.0);
+      ::_exit(0);
+    }
+    int status = 0;
+    REQUIRE(::waitpid(child, &status, 0) == child);
+    CHECK(buf.get(7) == 42.0);
+  }
+  CHECK(arena.free_bytes() == arena.size());
+}
+
+TEST_CASE("an arena uninstalls itself when it goes") {
+  {
+    shared_arena arena{1 << 16};
+    arena.install();
+  }
+  CHECK(installed_arena() == nullptr);
+  typed_buffer buf{dtype::float32, 10};
+  CHECK(buf.data() != nullptr);
+}

@@ -20,12 +20,15 @@
 //         real), busy_s / wall_s as the pool measures them (goal >= 95 %).
 //
 // Usage: harness_bench [--quick] [--candidates N] [--core C]
-//                      [--min-time S] [--max-rel-se X]
+//                      [--min-time S] [--max-rel-se X] [--kernel-processes]
 // --quick: 5 evaluations in (i), m=n=k=256, 20 candidates in (iii).
 // --core: the core the devices (and Google Benchmark) use; default the last.
 // --min-time, --max-rel-se: the stopping rule of (i) (timing_options'
 // min_time_s and max_rel_se; default the device's defaults), to tell the
 // sampling error of a median from the machine's drift.
+// --kernel-processes: the devices run each kernel in a process of its own
+// ([devices.cpu] kernel_processes), whose round trip the harness takes off
+// every sample: (ii) then shows how well that is done.
 // docs/performance.md records the figures.
 
 #include <algorithm>
@@ -73,6 +76,8 @@ struct settings {
   int core = -1;
   /// The stopping rule of (i).
   devices::timing_options timing;
+  /// cpu_options::kernel_processes of every device.
+  bool kernel_processes = false;
 };
 
 settings parse(int argc, char** argv) {
@@ -91,9 +96,12 @@ settings parse(int argc, char** argv) {
       s.timing.min_time_s = std::atof(argv[++i]);
     } else if (std::strcmp(argv[i], "--max-rel-se") == 0 && i + 1 < argc) {
       s.timing.max_rel_se = std::atof(argv[++i]);
+    } else if (std::strcmp(argv[i], "--kernel-processes") == 0) {
+      s.kernel_processes = true;
     } else {
       std::fprintf(stderr, "usage: harness_bench [--quick] [--candidates N] "
-                           "[--core C] [--min-time S] [--max-rel-se X]\n");
+                           "[--core C] [--min-time S] [--max-rel-se X] "
+                           "[--kernel-processes]\n");
       std::exit(2);
     }
   }
@@ -131,9 +139,11 @@ T unwrap(caf::expected<T> x, const char* what) {
   return std::move(*x);
 }
 
-devices::cpu_options device_options(const std::string& work_dir, int core) {
+devices::cpu_options device_options(
+  const std::string& work_dir, const settings& s) {
   devices::cpu_options opts;
-  opts.core = core;
+  opts.core = s.core;
+  opts.kernel_processes = s.kernel_processes;
   opts.runner_path = EAT_RUNNER_PATH;
   opts.work_dir = work_dir;
   return opts;
@@ -370,7 +380,7 @@ std::vector<candidate> distinct_candidates(int n) {
 }
 
 device_load utilisation(const settings& s, const std::string& work_dir) {
-  auto opts = device_options(work_dir, s.core);
+  auto opts = device_options(work_dir, s);
   // Slices of at most ~2 s of sampling keep 100 candidates within minutes.
   opts.timing.max_time_s = 2;
   auto dev
@@ -435,7 +445,7 @@ int main(int argc, char** argv) {
   auto s = parse(argc, argv);
   std::printf("load average at start: %s\n", load_average().c_str());
   bench::scratch_dir scratch;
-  auto opts = device_options((scratch.path() / "i").string(), s.core);
+  auto opts = device_options((scratch.path() / "i").string(), s);
   opts.timing = s.timing;
   auto dev = unwrap(devices::make_cpu_device("cpu0", opts), "cpu device");
   auto core = unwrap(devices::resolve_core(s.core), "core");
@@ -453,10 +463,10 @@ int main(int argc, char** argv) {
     s.candidates);
   auto load = utilisation(s, (scratch.path() / "iii").string());
   auto util = load.wall_s > 0 ? load.busy_s / load.wall_s : 0;
-  std::printf("\nharness_bench%s (load average now %s, %u hardware "
+  std::printf("\nharness_bench%s%s (load average now %s, %u hardware "
               "threads)\n",
-    s.quick ? " --quick" : "", load_average().c_str(),
-    std::thread::hardware_concurrency());
+    s.quick ? " --quick" : "", s.kernel_processes ? " --kernel-processes" : "",
+    load_average().c_str(), std::thread::hardware_concurrency());
   std::printf("  CV of %d repeated evaluations: %.2f %%   (goal < 1 %%)\n",
     s.evaluations, 100 * cv(rep.medians_ns));
   std::printf("  CV of their speedups over the interleaved baseline: %.2f %% "

@@ -43,9 +43,9 @@ struct gpu_runner_reply : runner_reply {
 
 EAT_DESCRIBE(gpu_runner_request, nonce, kind, dtype, atol, rtol, matched_ratio,
   max_error, deterministic, workloads, reference_so, baseline_so, candidate_so,
-  seed, timing, core, limits, backend, gpu, identity)
+  seed, timing, core, limits, kernel_processes, backend, gpu, identity)
 EAT_DESCRIBE(gpu_runner_reply, nonce, status, detail, workloads,
   network_isolated, pid_isolated, tasks_capped, core, kernel_uid,
-  cgroup_cpu_time, gpu_name, gpu_notes, flush_bytes)
+  cgroup_cpu_time, kernel_processes, gpu_name, gpu_notes, flush_bytes)
 
 } // namespace eat::devices

@@ -7,6 +7,7 @@
 #include "devices/kinds/problem.hpp"
 #include "devices/runner/checks.hpp"
 #include "devices/runner/harness.hpp"
+#include "devices/runner/secrets.hpp"
 
 namespace eat::devices {
 
@@ -70,7 +71,7 @@ struct case_buffers {
 check_outcome guarded_call(const harness_context& ctx, const problem& p,
   case_buffers& bufs, output_set& outs) {
   // In a process of its own the candidate could forge hash_buffers'
-  // unkeyed hash; the key never leaves the runner.
+  // unkeyed hash; the key never leaves the runner (secrets.hpp).
   auto hash = [&] {
     return ctx.candidate_host != nullptr ? keyed_hash(ctx.hash_key, bufs.inputs)
                                          : hash_buffers(bufs.inputs);

@@ -179,46 +179,7 @@ uint64_t hash_bytes(uint64_t h, const void* data, size_t size) {
 
 constexpr uint64_t hash_seed = 0xcbf29ce484222325ull;
 
-/// The Mersenne prime 2^61 - 1 of keyed_hash.
-constexpr uint64_t mersenne61 = (uint64_t{1} << 61) - 1;
-
-/// a * b mod 2^61 - 1, for a, b below it.
-uint64_t mul_mod(uint64_t a, uint64_t b) {
-  auto x = static_cast<unsigned __int128>(a) * b;
-  auto r
-    = (static_cast<uint64_t>(x) & mersenne61) + static_cast<uint64_t>(x >> 61);
-  return r >= mersenne61 ? r - mersenne61 : r;
-}
-
-uint64_t add_mod(uint64_t a, uint64_t b) {
-  auto r = a + b;
-  return r >= mersenne61 ? r - mersenne61 : r;
-}
-
 } // namespace
-
-uint64_t keyed_hash(uint64_t key, const void* data, size_t size) {
-  auto r = key % (mersenne61 - 1) + 1;
-  auto r2 = mul_mod(r, r);
-  auto r4 = mul_mod(r2, r2);
-  const auto* bytes = static_cast<const unsigned char*>(data);
-  // Four lanes over the 32-bit words (word i in lane i mod 4, each lane
-  // stepping by r^4), combined as one polynomial in r.
-  uint64_t lane[4] = {};
-  size_t i = 0;
-  for (; i + 16 <= size; i += 16) {
-    uint32_t w[4];
-    std::memcpy(w, bytes + i, 16);
-    for (int j = 0; j < 4; ++j)
-      lane[j] = add_mod(mul_mod(lane[j], r4), w[j]);
-  }
-  uint64_t h = 0;
-  for (auto l : lane)
-    h = add_mod(mul_mod(h, r), l);
-  for (; i < size; ++i)
-    h = add_mod(mul_mod(h, r), bytes[i]);
-  return add_mod(mul_mod(h, r), size % mersenne61);
-}
 
 guarded_output::guarded_output(dtype type, size_t n)
   : type_(type), n_(n), storage_(n * size_of(type) + 2 * zone_bytes) {
@@ -303,13 +264,6 @@ std::string describe(const comparison& x, const std::string& element) {
       element.c_str(), x.got, x.expected, std::fabs(x.got - x.expected),
       x.tolerance);
   return buf;
-}
-
-uint64_t keyed_hash(uint64_t key, const std::vector<typed_buffer>& buffers) {
-  uint64_t h = 0;
-  for (const auto& b : buffers)
-    h ^= keyed_hash(key + h, b.data(), b.bytes());
-  return h;
 }
 
 uint64_t hash_buffers(const std::vector<typed_buffer>& buffers) {

@@ -154,16 +154,6 @@ uint64_t hash_buffers(const std::vector<typed_buffer>& buffers);
 /// The same over float buffers.
 uint64_t hash_buffers(const std::vector<std::vector<float>>& buffers);
 
-/// A keyed hash of `size` bytes: a polynomial in a point drawn from `key`,
-/// modulo 2^61 - 1, over the bytes' 32-bit words. Unlike hash_buffers',
-/// bytes cannot be changed so that it stays the same without the key (the
-/// chance is about size / 2^63): the runner's check that a kernel in a
-/// process of its own left buffers alone (kernel_host.hpp).
-uint64_t keyed_hash(uint64_t key, const void* data, size_t size);
-
-/// keyed_hash over the bytes of `buffers`, one after the other.
-uint64_t keyed_hash(uint64_t key, const std::vector<typed_buffer>& buffers);
-
 /// Returns the index of the first of `n` elements of `size` bytes whose
 /// bits differ, or `n`.
 size_t first_bitwise_difference(

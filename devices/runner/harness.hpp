@@ -17,6 +17,7 @@
 #include "devices/kind.hpp"
 #include "devices/options.hpp"
 #include "devices/runner/code_lock.hpp"
+#include "devices/runner/secrets.hpp"
 #include "devices/runner/timing_sets.hpp"
 #include "devices/runner_protocol.hpp"
 
@@ -47,10 +48,12 @@ struct harness_context {
   /// candidate (`baseline` and `candidate` are then null).
   kernel_host* baseline_host = nullptr;
   kernel_host* candidate_host = nullptr;
-  /// Key of the keyed hashes by which the runner sees whether a kernel's
-  /// process wrote buffers it must not (checks.hpp keyed_hash); drawn from
-  /// the operating system, never in the arena.
-  uint64_t hash_key = 0;
+  /// With kernel processes (secrets.hpp): the key of the keyed hashes by
+  /// which the runner sees whether a kernel's process wrote buffers it must
+  /// not, and the key under which the baseline's timed outputs are kept
+  /// encrypted while the candidate's process could read them.
+  secret_key hash_key{};
+  secret_key mask_key{};
 };
 
 enum class kernel_role { baseline, candidate };

@@ -28,8 +28,9 @@ namespace eat::devices {
 namespace {
 
 /// How long the runner waits on `done` before it looks whether the process
-/// is still alive (a call that returns wakes it at once).
-constexpr long liveness_poll_ns = 20'000'000;
+/// is still alive (a call that returns wakes it at once; each look takes
+/// the core from a long call for a few microseconds).
+constexpr long liveness_poll_ns = 100'000'000;
 
 int64_t steady_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -180,8 +181,11 @@ std::string kernel_host::wait_done(uint32_t seq) {
 host_call kernel_host::post(uint32_t op) {
   host_call result;
   auto cpu0 = cpu_now();
-  idle_cpu_ns_ += cpu0 - last_cpu_;
-  largest_idle_ns_ = std::max(largest_idle_ns_, cpu0 - last_cpu_);
+  auto idle = cpu0 - last_cpu_;
+  idle_cpu_ns_ += idle;
+  largest_idle_ns_ = std::max(largest_idle_ns_, idle);
+  if (idle > busy_gap_ns)
+    ++busy_gaps_;
   control_->op = op;
   auto seq = ++seq_;
   auto t0 = steady_ns();
@@ -206,6 +210,7 @@ host_call kernel_host::post(uint32_t op) {
   last_cpu_ = cpu1;
   result.wall_ns = t1 - t0;
   result.cpu_ns = cpu1 - cpu0;
+  call_cpu_ns_ += result.cpu_ns;
   return result;
 }
 

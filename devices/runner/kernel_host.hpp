@@ -108,6 +108,20 @@ public:
     return largest_idle_ns_;
   }
 
+  /// Gaps between calls in which it used more than busy_gap_ns of CPU time.
+  uint64_t busy_gaps() const {
+    return busy_gaps_;
+  }
+
+  /// CPU time it used within its calls.
+  int64_t call_cpu_ns() const {
+    return call_cpu_ns_;
+  }
+
+  /// The CPU time between two calls above which the gap counts as busy: a
+  /// process that got back to waiting uses none (0 ns measured).
+  static constexpr int64_t busy_gap_ns = 2'000;
+
   /// Calls made.
   uint64_t calls() const {
     return calls_;
@@ -138,6 +152,8 @@ private:
   int64_t last_cpu_ = 0;
   int64_t idle_cpu_ns_ = 0;
   int64_t largest_idle_ns_ = 0;
+  uint64_t busy_gaps_ = 0;
+  int64_t call_cpu_ns_ = 0;
   uint64_t calls_ = 0;
   bool reaped_ = false;
 };

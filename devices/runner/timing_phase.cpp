@@ -8,6 +8,7 @@
 #include "devices/runner/checks.hpp"
 #include "devices/runner/harness.hpp"
 #include "devices/runner/kernel_host.hpp"
+#include "devices/runner/secrets.hpp"
 #include "devices/runner/timing_sets.hpp"
 #include "devices/stats.hpp"
 
@@ -45,14 +46,30 @@ uint64_t keyed_outputs_hash(
   const harness_context& ctx, const kernel_outputs& out) {
   uint64_t h = 0;
   for (const auto& o : out.outs)
-    h ^= keyed_hash(ctx.hash_key + h, o.data(), o.size() * size_of(o.type()));
+    h = h * 31
+        + keyed_hash(ctx.hash_key, o.data(), o.size() * size_of(o.type()));
   return h;
+}
+
+/// Encrypts or decrypts the baseline's outputs of `set` (secrets.hpp),
+/// which hold its contents of generation `generation`.
+std::string mask_baseline(
+  const harness_context& ctx, input_set& set, uint64_t generation) {
+  for (auto& o : set.baseline_out.outs)
+    if (auto why
+        = mask_bytes(ctx.mask_key, reinterpret_cast<uintptr_t>(o.data()),
+          static_cast<uint32_t>(generation), o.data(),
+          o.size() * size_of(o.type()));
+        !why.empty())
+      return "cannot mask the baseline's outputs: " + why;
+  return {};
 }
 
 /// Times one call in a kernel's own process, then checks with the keyed
 /// hash that the set's inputs are still what the runner drew (the
-/// candidate's process could have written any set's), and keeps the hash
-/// of the baseline's outputs, which check_sets compares them with.
+/// candidate's process could have written any set's), and encrypts the
+/// baseline's outputs, keeping their hash, which check_sets compares them
+/// with.
 timed_call time_in_process_of_its_own(const harness_context& ctx,
   kernel_role who, kernel_host& host, const problem& p, input_set& set,
   kernel_outputs& out) {
@@ -68,8 +85,14 @@ timed_call time_in_process_of_its_own(const harness_context& ctx,
                    "between the runner's drawing them and the call's end";
     return result;
   }
-  if (who == kernel_role::baseline)
+  if (who == kernel_role::baseline) {
+    if (auto why = mask_baseline(ctx, set, set.generation); !why.empty()) {
+      result.status = eval_status::runtime_error;
+      result.error = std::move(why);
+      return result;
+    }
     set.baseline_out_hash = keyed_outputs_hash(ctx, out);
+  }
   return result;
 }
 
@@ -150,15 +173,28 @@ std::pair<timed_call, timed_call> run_round(const harness_context& ctx,
 }
 
 /// Returns why some set's candidate outputs are wrong, or "". With kernel
-/// processes, the baseline's outputs must first be what its call left.
-std::string check_sets(const harness_context& ctx, const problem& p,
-  const std::vector<input_set>& sets) {
-  for (const auto& set : sets) {
-    if (ctx.candidate_host != nullptr && set.baseline_generation != 0
-        && keyed_outputs_hash(ctx, set.baseline_out) != set.baseline_out_hash)
+/// processes, the baseline's outputs must first be what its call left;
+/// they are decrypted for the comparison, while the candidate's process
+/// waits, and encrypted again.
+std::string check_sets(
+  const harness_context& ctx, const problem& p, std::vector<input_set>& sets) {
+  for (auto& set : sets) {
+    if (ctx.candidate_host == nullptr || set.baseline_generation == 0) {
+      if (auto why = check_set(p, set); !why.empty())
+        return why;
+      continue;
+    }
+    if (keyed_outputs_hash(ctx, set.baseline_out) != set.baseline_out_hash)
       return "the baseline's outputs changed after its call (only the "
              "candidate's process could write them)";
-    if (auto why = check_set(p, set); !why.empty())
+    if (auto failed = mask_baseline(ctx, set, set.baseline_generation);
+        !failed.empty())
+      return failed;
+    auto why = check_set(p, set);
+    if (auto failed = mask_baseline(ctx, set, set.baseline_generation);
+        !failed.empty())
+      return failed;
+    if (!why.empty())
       return why;
   }
   return {};

@@ -158,9 +158,11 @@ TEST_CASE("a run's builtin agents propose only template instances valid on "
   INFO(out);
   CHECK(WEXITSTATUS(status) == 0);
   CHECK_THAT(out, !Catch::Contains("compile_error"));
+  // Every valid instance is tried. Not every one need pass: on a loaded
+  // machine a re-verification can fail to reproduce a speedup ("not
+  // reproduced in a fresh process: first 11.95x, then 9.42x" in CI).
   auto n = std::to_string(valid);
-  CHECK_THAT(
-    out, Catch::Contains("candidates tried: " + n + " (" + n + " passed)"));
+  CHECK_THAT(out, Catch::Contains("candidates tried: " + n + " ("));
   CHECK_THAT(out, Catch::Contains("no untried configuration that meets the "
                                   "templates' constraints"));
   // The run ends with its device: evaluations (a re-verification adds

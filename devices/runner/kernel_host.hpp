@@ -127,10 +127,6 @@ public:
     return calls_;
   }
 
-  pid_t pid() const {
-    return pid_;
-  }
-
 private:
   kernel_host(
     shared_arena& arena, host_control* control, pid_t pid, std::string role);

@@ -206,6 +206,19 @@ TEST_CASE("a candidate that writes into its inputs from its own process is "
   CHECK(contains(result.detail, "input mutated"));
 }
 
+TEST_CASE("a candidate that writes into its inputs only once timing is "
+          "under way is caught by the runner's keyed hash") {
+  // Correct for its first 10 calls (the correctness phase and the warm-up
+  // take 7 here), then it bumps an input on every call.
+  auto late = naive_kernel(R"(static int calls = 0;
+  if (++calls > 10)
+    const_cast<float*>(a)[0] += 1.0f;)");
+  auto result = evaluate(late, true);
+  INFO(result.detail);
+  CHECK(result.status == eval_status::incorrect);
+  CHECK(contains(result.detail, "timed calls: input mutated"));
+}
+
 TEST_CASE("a candidate whose thread works between its calls is rejected for "
           "hidden work") {
   auto spins = naive_kernel(R"(static std::atomic<bool> started{false};

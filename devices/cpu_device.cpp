@@ -76,7 +76,7 @@ std::string measurement_method(
          + "; baseline and candidate "
            "interleaved in random order; input sets rotated (> max(2x LLC, "
            "32 MiB), up to 128 MiB, inputs flushed from the caches where the "
-           "sets fall short); "
+           "sets fall short), floating inputs drawn anew at each pass; "
          + std::to_string(t.warmup)
          + " warm-up calls; stop at >= " + std::to_string(t.min_samples)
          + " samples, " + short_number(t.min_time_s) + " s and relative SE < "

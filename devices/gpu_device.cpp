@@ -41,7 +41,7 @@ std::string measurement_method(const timing_options& t, const std::string& b) {
          + "synchronise; before each sample the output is poisoned, L2 "
          + "flushed (memset of a buffer >= 2x L2) and persisting L2 reset; "
          + "baseline and candidate interleaved in random order; inputs "
-         + "perturbed every round; " + std::to_string(t.warmup)
+         + "drawn anew every round; " + std::to_string(t.warmup)
          + " warm-up calls; stop at >= " + std::to_string(t.min_samples)
          + " samples and relative SE < " + short_number(t.max_rel_se)
          + ", or after " + short_number(t.max_time_s)

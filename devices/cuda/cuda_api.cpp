@@ -8,6 +8,7 @@
 
 #include "actors/protocol/error.hpp"
 #include "devices/cuda/nvml_clocks.hpp"
+#include "devices/gpu_runner/device_fill.hpp"
 #include "devices/gpu_runner/gpu_api.hpp"
 
 namespace eat::devices {
@@ -99,6 +100,15 @@ public:
 
   std::string fill_async(void* ptr, int value, size_t bytes) override {
     return text("cudaMemsetAsync", cudaMemsetAsync(ptr, value, bytes, stream_));
+  }
+
+  std::string fill_uniform_async(void* ptr, dtype t, size_t count, double lo,
+    double hi, uint64_t seed) override {
+    auto rc = launch_uniform_fill(ptr, t, count, static_cast<float>(lo),
+      static_cast<float>(hi - lo), seed, stream_);
+    if (rc < 0)
+      return std::string{"uniform fill: no fill for "} + to_string(t);
+    return text("uniform fill kernel launch", static_cast<cudaError_t>(rc));
   }
 
   std::string reset_persisting_l2() override {

@@ -16,6 +16,8 @@
 
 #include <caf/expected.hpp>
 
+#include "devices/kinds/dtype.hpp"
+
 namespace eat::devices {
 
 /// What the runtime says about the selected GPU.
@@ -51,6 +53,13 @@ public:
 
   /// Sets `bytes` at `ptr` to `value`, asynchronously on the stream.
   virtual std::string fill_async(void* ptr, int value, size_t bytes) = 0;
+
+  /// Fills the `count` elements of floating type `t` at `ptr` as
+  /// fill_uniform (devices/kinds/uniform_fill.hpp) fills host memory, by a
+  /// kernel on the stream (devices/gpu_runner/device_fill.hpp).
+  virtual std::string fill_uniform_async(
+    void* ptr, dtype t, size_t count, double lo, double hi, uint64_t seed)
+    = 0;
 
   /// Evicts persisting L2 lines and sets the persisting L2 limit to 0 (a
   /// no-op where the hardware has no persisting L2).

@@ -89,13 +89,15 @@ std::string device_problem::upload(const std::vector<typed_buffer>& inputs) {
   return {};
 }
 
-std::string device_problem::upload_element(
-  const std::vector<typed_buffer>& inputs, input_position at) {
-  const auto& buf = inputs[at.first];
-  auto size = size_of(buf.type());
-  auto offset = at.second * size;
-  return api_->to_device(static_cast<std::byte*>(in_[at.first].get()) + offset,
-    static_cast<const std::byte*>(buf.data()) + offset, size);
+std::string device_problem::redraw(const problem& p, uint64_t seed) {
+  for (size_t i = 0; i < in_.size(); ++i)
+    if (auto range = p.redraw_range(i))
+      if (auto why = api_->fill_uniform_async(in_[i].get(), p.inputs()[i].type,
+            p.inputs()[i].elements, range->first, range->second,
+            problem::redraw_seed(seed, i));
+          !why.empty())
+        return why;
+  return {};
 }
 
 std::string device_problem::poison() {

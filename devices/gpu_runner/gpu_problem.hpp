@@ -51,10 +51,6 @@ inline const void* output_part(const guarded_bytes& downloaded) {
   return downloaded.data() + gpu_guard_bytes;
 }
 
-/// One changed input element: (input, element index).
-using input_position = std::pair<size_t, size_t>;
-
-
 /// Inputs and guarded outputs on the device.
 class device_problem {
 public:
@@ -68,9 +64,9 @@ public:
   /// place: the device addresses never change.
   std::string upload(const std::vector<typed_buffer>& inputs);
 
-  /// Copies element `at.second` of input `at.first` from `inputs`.
-  std::string upload_element(
-    const std::vector<typed_buffer>& inputs, input_position at);
+  /// Draws the inputs anew on the device as `p.redraw(inputs, seed)` draws
+  /// them on the host, asynchronously on the stream.
+  std::string redraw(const problem& p, uint64_t seed);
 
   /// Poisons every output and its guard zones (asynchronously for floats).
   std::string poison();

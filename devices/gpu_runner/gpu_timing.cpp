@@ -3,7 +3,7 @@
 // buffer >= 2x L2) and reset persisting L2, record the start event, call,
 // record the stop event, synchronise the whole device; the sample is the
 // time between the events. Baseline and candidate alternate in random
-// order; inputs are perturbed every round; every timed output is checked
+// order; inputs are drawn anew every round; every timed output is checked
 // against the baseline's output of the same round (the baseline was checked
 // against the reference) on a random subset of elements of each output,
 // and completely on each set's last round.
@@ -116,13 +116,14 @@ caf::expected<std::vector<gpu_set>> make_sets(
   return sets;
 }
 
-/// Changes one element of each freely drawn input on the host and in both
-/// kernels' buffers.
-std::string perturb(const problem& p, gpu_set& set, rng& gen) {
-  for (auto at : p.perturb(set.inputs, gen))
-    for (auto* d : {&set.baseline, &set.candidate})
-      if (auto why = d->upload_element(set.inputs, at); !why.empty())
-        return why;
+/// Draws every freely drawn floating input of the set anew, by a kernel,
+/// in both kernels' buffers alike: a kernel that kept a set's inputs and
+/// outputs from an earlier round finds no element it could reuse.
+std::string redraw(const problem& p, gpu_set& set, rng& gen) {
+  auto seed = gen.next();
+  for (auto* d : {&set.baseline, &set.candidate})
+    if (auto why = d->redraw(p, seed); !why.empty())
+      return why;
   return {};
 }
 
@@ -235,7 +236,7 @@ timing_outcome time_gpu_workload(
   auto start = std::chrono::steady_clock::now();
   for (size_t round = 0; round < max_rounds; ++round) {
     auto& set = (*sets)[round % sets->size()];
-    if (auto why = perturb(p, set, gen); !why.empty())
+    if (auto why = redraw(p, set, gen); !why.empty())
       return fail(eval_status::runtime_error, why);
     set.used = true;
     auto flush_value = static_cast<uint8_t>(round);

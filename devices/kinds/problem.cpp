@@ -4,6 +4,8 @@
 #include <cmath>
 #include <unordered_set>
 
+#include "devices/kinds/uniform_fill.hpp"
+
 namespace eat::devices {
 
 namespace {
@@ -153,29 +155,27 @@ void problem::fill_inputs(
     draw_input(args_[i], style, gen, inputs[i]);
 }
 
-std::vector<std::pair<size_t, size_t>> problem::perturb(
-  std::vector<typed_buffer>& inputs, rng& gen) const {
-  std::vector<std::pair<size_t, size_t>> changed;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    auto& buf = inputs[i];
-    if (buf.size() == 0 || !is_floating(buf.type()))
-      continue;
-    bool fp32 = kind_->is_fp32();
-    if (!fp32 && args_[i].scalar)
-      continue;
-    size_t at = 0;
-    if (fp32 || args_[i].generator == "random") {
-      at = gen.below(buf.size());
-      buf.set(at, draw_value(input_style::random, gen));
-    } else if (args_[i].generator == "uniform") {
-      at = gen.below(buf.size());
-      buf.set(at, gen.uniform(args_[i].low, args_[i].high));
-    } else {
-      continue;
-    }
-    changed.emplace_back(i, at);
-  }
-  return changed;
+std::optional<std::pair<double, double>> problem::redraw_range(
+  size_t input) const {
+  if (inputs_[input].elements == 0 || !is_floating(inputs_[input].type))
+    return std::nullopt;
+  if (kind_->is_fp32())
+    return std::pair{-1.0, 1.0};
+  const auto& a = args_[input];
+  if (a.scalar)
+    return std::nullopt;
+  if (a.generator == "random")
+    return std::pair{-1.0, 1.0};
+  if (a.generator == "uniform")
+    return std::pair{a.low, a.high};
+  return std::nullopt;
+}
+
+void problem::redraw(std::vector<typed_buffer>& inputs, uint64_t seed) const {
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (auto range = redraw_range(i))
+      fill_uniform(inputs[i].type(), inputs[i].data(), inputs[i].size(),
+        range->first, range->second, redraw_seed(seed, i));
 }
 
 void problem::call(

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -125,12 +126,21 @@ public:
   void fill_inputs(
     input_style style, uint64_t seed, std::vector<typed_buffer>& inputs) const;
 
-  /// Redraws one element of each freely drawn floating input (never a
-  /// scalar or a structured integer input), so that no two timed calls see
-  /// the same contents. Returns the changed elements as (input, element),
-  /// so that a GPU harness copies just those to the device.
-  std::vector<std::pair<size_t, size_t>> perturb(
-    std::vector<typed_buffer>& inputs, rng& gen) const;
+  /// Draws every element of each freely drawn floating input anew from
+  /// `seed`, from the range of the first draw (fill_uniform); scalars and
+  /// structured or integer inputs keep their contents. The timing phases
+  /// do this before every use of a set, so that a kernel that keeps a
+  /// set's inputs and outputs from call to call finds nothing to reuse.
+  void redraw(std::vector<typed_buffer>& inputs, uint64_t seed) const;
+
+  /// The range redraw draws input `input` from, [first, second), or nothing
+  /// when it keeps the input (a scalar, an integer or structured input).
+  std::optional<std::pair<double, double>> redraw_range(size_t input) const;
+
+  /// The seed redraw fills input `input` from, given its `seed`.
+  static uint64_t redraw_seed(uint64_t seed, size_t input) {
+    return derive_seed(seed, input);
+  }
 
   /// Calls a candidate or baseline entry point.
   void call(void* fn, const void* const* inputs, void* const* outputs) const;

@@ -200,7 +200,7 @@ std::string check_sets(
   return {};
 }
 
-/// Keeps each set's keyed input hash (after drawing or perturbing).
+/// Keeps each set's keyed input hash (after drawing or redrawing).
 void rehash_inputs(const harness_context& ctx, std::vector<input_set>& sets) {
   for (auto& set : sets)
     set.inputs_hash = keyed_inputs_hash(ctx, set);
@@ -272,7 +272,7 @@ timing_outcome time_workload(
     if (starts_block(round, sets.size())) {
       if (auto why = check_sets(ctx, p, sets); !why.empty())
         return fail(eval_status::incorrect, std::move(why));
-      perturb_all(p, sets, gen);
+      redraw_all(p, sets, gen);
       if (hosted)
         rehash_inputs(ctx, sets);
     }

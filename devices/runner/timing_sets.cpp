@@ -141,9 +141,9 @@ round_sets sets_of_round(size_t round, size_t count) {
   return {(candidate + count / 2) % count, candidate};
 }
 
-void perturb_all(const problem& p, std::vector<input_set>& sets, rng& gen) {
+void redraw_all(const problem& p, std::vector<input_set>& sets, rng& gen) {
   for (auto& set : sets) {
-    p.perturb(set.inputs, gen);
+    p.redraw(set.inputs, gen.next());
     ++set.generation;
   }
 }

@@ -1,13 +1,14 @@
 // The rotating input sets of the timing phase (BENCHMARK-PROTOCOL.md
 // section 3) and the schedule that pairs them with the two kernels.
 //
-// Rounds run in blocks. At the start of a block every set is perturbed (a
-// new generation of contents); within the block each kernel uses each set
-// exactly once, the candidate in set order and the baseline half the sets
-// further on, so that neither kernel ever runs on inputs the other has just
-// pulled into the cache, and no kernel sees the same contents twice. At
-// the end of a block both kernels have an output for every set's current
-// contents, and every candidate output is compared with the baseline's.
+// Rounds run in blocks. At the start of a block every set's floating
+// inputs are drawn anew (a new generation of contents); within the block
+// each kernel uses each set exactly once, the candidate in set order and
+// the baseline half the sets further on, so that neither kernel ever runs
+// on inputs the other has just pulled into the cache, and no kernel sees
+// the same contents twice. At the end of a block both kernels have an
+// output for every set's current contents, and every candidate output is
+// compared with the baseline's.
 //
 // Runs inside eat-runner, single-threaded; plain values.
 
@@ -42,13 +43,13 @@ struct input_set {
   std::vector<const void*> pointers;
   kernel_outputs baseline_out;
   kernel_outputs candidate_out;
-  /// Generation of the contents (1 when drawn, +1 at each perturbation).
+  /// Generation of the contents (1 when drawn, +1 at each redraw).
   uint64_t generation = 1;
   /// Generation each kernel's outputs belong to; 0 before its first call.
   uint64_t baseline_generation = 0;
   uint64_t candidate_generation = 0;
   /// With kernel processes: keyed hashes (keyed_hash) of the inputs as
-  /// drawn or perturbed, and of the baseline's outputs after its last call.
+  /// drawn or redrawn, and of the baseline's outputs after its last call.
   uint64_t inputs_hash = 0;
   uint64_t baseline_out_hash = 0;
 };
@@ -124,13 +125,17 @@ struct round_sets {
 /// Pairs round `round` with its sets, as the header comment says.
 round_sets sets_of_round(size_t round, size_t count);
 
-/// True when round `round` opens a block (perturb every set first).
+/// True when round `round` opens a block (redraw every set first).
 inline bool starts_block(size_t round, size_t count) {
   return round % count == 0;
 }
 
-/// Perturbs every set: a new generation of contents.
-void perturb_all(const problem& p, std::vector<input_set>& sets, rng& gen);
+/// Draws every set's floating inputs anew (problem::redraw), each from a
+/// seed of `gen`: a new generation of contents. A kernel that kept a set's
+/// inputs and outputs from its last call finds no element unchanged; when
+/// only one element changed per block, one that recomputed what the change
+/// touched (for gemm, a row and a column of C) passed every check.
+void redraw_all(const problem& p, std::vector<input_set>& sets, rng& gen);
 
 /// Returns why a set's candidate outputs are wrong, or "": the guard zones,
 /// and, when both kernels' outputs belong to the set's current contents,

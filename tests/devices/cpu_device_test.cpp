@@ -72,7 +72,9 @@ TEST_CASE("a result records source hash, device, compiler, seed and times") {
   // The timing method as fast_options set it (BENCHMARK-PROTOCOL.md 5).
   CHECK(contains(result.method, "input sets rotated (> max(2x LLC, 32 MiB), "
                                 "up to 128 MiB, inputs flushed from the "
-                                "caches where the sets fall short)"));
+                                "caches where the sets fall short), "
+                                "floating inputs drawn anew at each "
+                                "pass"));
   CHECK(contains(result.method, "1 warm-up calls; stop at >= 3 samples, "
                                 "0.01 s and relative SE < 0.01, or after "
                                 "0.2 s"));

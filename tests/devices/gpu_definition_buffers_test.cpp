@@ -1,8 +1,8 @@
 // Specification of the host-side pure functions behind the GPU harness's
 // typed device buffers (devices/gpu_runner/gpu_problem.hpp): how each dtype
-// is poisoned and how guard zones are recognised. Which input elements a
-// timing round changes (and so copies to the device) is problem::perturb's,
-// specified in tests/devices/timing_sets_test.cpp.
+// is poisoned and how guard zones are recognised. What a timing round
+// draws anew is problem::redraw's, specified in tests/devices/
+// timing_sets_test.cpp.
 
 #include <catch2/catch.hpp>
 

@@ -364,7 +364,8 @@ extern "C" int eat_gemm(const float* a, const float* b, float* c, int64_t m,
 }
 
 TEST_CASE("device buffers follow the problem's layout: one per input, "
-          "guarded outputs, poison per dtype") {
+          "guarded outputs, poison per dtype, and a redraw there matches the "
+          "host's") {
   host_gpu_api api;
   auto p
     = problem::make(*find_kind("definition"), mini_gemm(2, 3, 4), tolerance{});
@@ -387,12 +388,13 @@ TEST_CASE("device buffers follow the problem's layout: one per input, "
   REQUIRE(out.size() == 2);
   CHECK(out[0] == poison_image(dtype::float32, 6));
   CHECK(out[1] == poison_image(dtype::int32, 2));
-  // A changed host element differs until it is copied.
-  inputs[1].set(5, 0.75);
+  // A redraw on the device draws what the host's redraw draws, seed for
+  // seed.
+  REQUIRE(d.redraw(p, 4).empty());
   same = d.inputs_equal(inputs);
   REQUIRE(same);
   CHECK_FALSE(*same);
-  REQUIRE(d.upload_element(inputs, {1, 5}).empty());
+  p.redraw(inputs, 4);
   same = d.inputs_equal(inputs);
   REQUIRE(same);
   CHECK(*same);

@@ -17,6 +17,7 @@
 
 #include "actors/protocol/error.hpp"
 #include "devices/gpu_runner/gpu_api.hpp"
+#include "devices/kinds/uniform_fill.hpp"
 
 namespace eat::devices::test {
 
@@ -60,6 +61,11 @@ public:
   }
   std::string fill_async(void* ptr, int value, size_t bytes) override {
     std::memset(ptr, value, bytes);
+    return {};
+  }
+  std::string fill_uniform_async(void* ptr, dtype t, size_t count, double lo,
+    double hi, uint64_t seed) override {
+    fill_uniform(t, ptr, count, lo, hi, seed);
     return {};
   }
   std::string reset_persisting_l2() override {

@@ -5,6 +5,8 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <set>
 #include <string>
 #include <vector>
@@ -152,20 +154,30 @@ TEST_CASE("tiny sets are counted within the budget by the memory they take, "
   CHECK(set_footprint(big) < 2 * big.set_bytes());
 }
 
-TEST_CASE("perturbing starts a new generation of every set's contents") {
+TEST_CASE("a redraw starts a new generation of every set's contents, in "
+          "which no element is kept") {
   auto p = small_problem();
   auto sets = make_sets(p, 3, 11);
-  auto contents = [&] {
-    const auto& x = sets[1].inputs[0];
-    const auto* bytes = static_cast<const unsigned char*>(x.data());
-    return std::vector<unsigned char>(bytes, bytes + x.bytes());
-  };
-  auto before = contents();
+  std::vector<std::vector<float>> before;
+  for (const auto& set : sets) {
+    const auto* x = static_cast<const float*>(set.inputs[0].data());
+    before.emplace_back(x, x + set.inputs[0].size());
+  }
   rng gen{5};
-  perturb_all(p, sets, gen);
-  for (const auto& set : sets)
-    CHECK(set.generation == 2);
-  CHECK(contents() != before);
+  redraw_all(p, sets, gen);
+  for (size_t s = 0; s < sets.size(); ++s) {
+    CHECK(sets[s].generation == 2);
+    const auto* x = static_cast<const float*>(sets[s].inputs[0].data());
+    size_t kept = 0;
+    for (size_t i = 0; i < before[s].size(); ++i)
+      kept += x[i] == before[s][i] ? 1 : 0;
+    // 256 values of 23 random bits each: any kept is chance (p < 1e-4).
+    CHECK(kept == 0);
+  }
+  // Each set has contents of its own.
+  CHECK(std::memcmp(sets[0].inputs[0].data(), sets[1].inputs[0].data(),
+          sets[0].inputs[0].bytes())
+        != 0);
 }
 
 TEST_CASE("a candidate output is compared only with a baseline output of the "
@@ -192,10 +204,26 @@ TEST_CASE("a candidate output is compared only with a baseline output of the "
   CHECK(check_set(p, set).empty());
 }
 
-TEST_CASE("a perturbation changes one element of each freely drawn floating "
-          "input and says which") {
+TEST_CASE("a redraw of an fp32 kind draws every input anew") {
   workload w;
-  w.inputs = {arg("q", "bfloat16", {4, 8}), arg("idx", "int32", {4}),
+  w.name = "m8_n8_k8";
+  w.axes = {{"m", 8}, {"n", 8}, {"k", 8}};
+  auto p = problem::make(*find_kind("gemm"), w, tolerance{1e-4, 1e-4});
+  auto inputs = p.make_inputs(input_style::random, 5);
+  auto before = inputs;
+  p.redraw(inputs, 3);
+  REQUIRE(inputs.size() == 2);
+  for (size_t i = 0; i < inputs.size(); ++i)
+    for (size_t e = 0; e < inputs[i].size(); ++e) {
+      CHECK(inputs[i].get(e) != before[i].get(e));
+      CHECK(std::abs(inputs[i].get(e)) <= 1);
+    }
+}
+
+TEST_CASE("a redraw draws every freely drawn floating input anew in its "
+          "range, and keeps scalars and structured inputs") {
+  workload w;
+  w.inputs = {arg("q", "bfloat16", {64, 8}), arg("idx", "int32", {4}),
     arg("scale", "float32", {}), arg("w", "float16", {16})};
   w.inputs[1].generator = "permutation";
   w.inputs[2].scalar = true;
@@ -204,43 +232,32 @@ TEST_CASE("a perturbation changes one element of each freely drawn floating "
   w.inputs[3].low = 10;
   w.inputs[3].high = 11;
   auto p = problem::make(*find_kind("definition"), w, tolerance{0, 0});
-  std::vector<typed_buffer> inputs{typed_buffer{dtype::bfloat16, 32},
+  std::vector<typed_buffer> inputs{typed_buffer{dtype::bfloat16, 512},
     typed_buffer{dtype::int32, 4}, typed_buffer{dtype::float32, 1},
     typed_buffer{dtype::float16, 16}};
+  for (size_t e = 0; e < 4; ++e)
+    inputs[1].set(e, static_cast<double>(3 - e));
   inputs[2].set(0, 0.5);
+  p.redraw(inputs, 9);
   auto before = inputs;
-  rng gen{7};
-  auto changed = p.perturb(inputs, gen);
-  REQUIRE(changed.size() == 2);
-  CHECK(changed[0].first == 0);
-  CHECK(changed[1].first == 3);
-  CHECK(changed[0].second < 32);
-  CHECK(changed[1].second < 16);
-  auto w_value = inputs[3].get(changed[1].second);
-  CHECK(w_value >= 10);
-  CHECK(w_value <= 11);
-  // Nothing else moved: not the permutation, not the scalar.
-  for (size_t i = 0; i < inputs.size(); ++i)
-    for (size_t e = 0; e < inputs[i].size(); ++e)
-      if (!(i == changed[0].first && e == changed[0].second)
-          && !(i == changed[1].first && e == changed[1].second))
-        CHECK(inputs[i].get(e) == before[i].get(e));
-}
-
-TEST_CASE("a perturbation of an fp32 kind changes every input") {
-  workload w;
-  w.name = "m2_n3_k3";
-  w.axes = {{"m", 2}, {"n", 3}, {"k", 3}};
-  auto p = problem::make(*find_kind("gemm"), w, tolerance{1e-4, 1e-4});
-  auto inputs = p.make_inputs(input_style::random, 5);
-  auto before = inputs;
-  rng gen{3};
-  auto changed = p.perturb(inputs, gen);
-  REQUIRE(changed.size() == 2);
-  CHECK(changed[0].first == 0);
-  CHECK(changed[1].first == 1);
-  for (const auto& [i, e] : changed)
-    CHECK(inputs[i].get(e) != before[i].get(e));
+  p.redraw(inputs, 4);
+  size_t kept = 0;
+  for (size_t e = 0; e < inputs[0].size(); ++e) {
+    CHECK(inputs[0].get(e) >= -1);
+    CHECK(inputs[0].get(e) <= 1);
+    kept += inputs[0].get(e) == before[0].get(e) ? 1 : 0;
+  }
+  // bfloat16 has 8 significant bits: a few of 512 match by chance.
+  CHECK(kept < 24);
+  for (size_t e = 0; e < inputs[3].size(); ++e) {
+    CHECK(inputs[3].get(e) >= 10);
+    CHECK(inputs[3].get(e) <= 11);
+  }
+  CHECK(
+    std::memcmp(inputs[3].data(), before[3].data(), inputs[3].bytes()) != 0);
+  for (size_t e = 0; e < inputs[1].size(); ++e)
+    CHECK(inputs[1].get(e) == before[1].get(e));
+  CHECK(inputs[2].get(0) == 0.5);
 }
 
 TEST_CASE("the baseline and the candidate see one buffer layout: inputs at a "

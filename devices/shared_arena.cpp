@@ -102,6 +102,15 @@ std::size_t shared_arena::free_bytes() const {
   return n;
 }
 
+std::size_t shared_arena::used_bytes() const {
+  if (!free_.empty()) {
+    auto last = std::prev(free_.end());
+    if (last->first + last->second == size_)
+      return last->first;
+  }
+  return size_;
+}
+
 void shared_arena::install() {
   installed = this;
 }

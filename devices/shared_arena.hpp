@@ -57,6 +57,10 @@ public:
   /// Free bytes in all (for tests).
   std::size_t free_bytes() const;
 
+  /// Bytes from base() to the end of the highest block given out: the span
+  /// a kernel's process maps before timing (kernel_host::map_arena).
+  std::size_t used_bytes() const;
+
   /// Makes this the arena page_allocator takes from (installed_arena()).
   void install();
 

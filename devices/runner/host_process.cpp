@@ -49,6 +49,18 @@ void set_error(host_control& c, host_control::failure_code failure,
   std::strncpy(c.error, text.c_str(), host_control::error_bytes - 1);
 }
 
+/// Maps the pages of [from, from + bytes) into this process's page tables
+/// (kernel_host::map_arena) by reading a byte of each. On the development
+/// VM (a 256^3 sgemm a call, on 80 sets of 768 KiB drawn by another
+/// process) calls on sets never touched here took 2.06 ms against 0.71;
+/// after madvise(MADV_POPULATE_WRITE) still 1.60 ms; after this read,
+/// 0.72 ms, and writes to the outputs cost nothing more.
+void map_pages(void* from, uint64_t bytes) {
+  const auto* p = static_cast<const volatile char*>(from);
+  for (uint64_t at = 0; at < bytes; at += page_bytes)
+    (void)p[at];
+}
+
 /// Makes the calls the runner posts, for ever (the runner kills it).
 [[noreturn]] void serve(host_control& c, void* fn) {
   // The runner's first call moves `go` from 0 (`done` is 1 once loaded).
@@ -64,6 +76,8 @@ void set_error(host_control& c, host_control::failure_code failure,
       }
       if (k != nullptr)
         call_entry(*k, fn, c.input, c.inputs, c.output, c.dim);
+    } else if (c.op == host_control::map) {
+      map_pages(c.map_from, c.map_bytes);
     }
     post_done(c, seen);
   }

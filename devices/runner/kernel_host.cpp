@@ -245,4 +245,10 @@ host_call kernel_host::call_nothing() {
   return post(host_control::nothing);
 }
 
+host_call kernel_host::map_arena() {
+  control_->map_from = arena_.base();
+  control_->map_bytes = arena_.used_bytes();
+  return post(host_control::map);
+}
+
 } // namespace eat::devices

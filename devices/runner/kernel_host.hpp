@@ -41,7 +41,7 @@ struct host_control {
   static constexpr size_t max_dims = 32;
   static constexpr size_t error_bytes = 512;
 
-  enum op_code : uint32_t { call = 1, nothing = 2 };
+  enum op_code : uint32_t { call = 1, nothing = 2, map = 3 };
 
   /// Sequence numbers: the runner sets `go`, the process sets `done` to
   /// the same number when the call has returned (1: loaded).
@@ -56,6 +56,9 @@ struct host_control {
   int64_t dim[max_dims] = {};
   const void* input[max_buffers] = {};
   void* output[max_buffers] = {};
+  /// Op `map`: the span of the arena to map into the page tables.
+  void* map_from = nullptr;
+  uint64_t map_bytes = 0;
   /// Why the process could not load its kernel (`failure`), or "".
   enum failure_code : uint32_t { none = 0, not_loaded = 1, not_confined = 2 };
   uint32_t failure = none;
@@ -97,6 +100,13 @@ public:
   /// A round trip without a call: the cost of posting and waiting, which
   /// the timing phase takes off every sample.
   host_call call_nothing();
+
+  /// Has the process map the arena's used span (shared_arena::used_bytes)
+  /// into its page tables, untimed: the runner drew the buffers through
+  /// its own mapping, and a kernel's first touch of each 4 KiB page of
+  /// them would otherwise take a page fault in a timed call (a first block
+  /// of calls at 3.5x their time: docs/harness.md, "Kernel processes").
+  host_call map_arena();
 
   /// CPU time the process used between its calls since it loaded.
   int64_t idle_cpu_ns() const {

@@ -255,6 +255,10 @@ timing_outcome time_workload(
     result.detail = "workload " + w.name + ", timed calls: " + std::move(why);
     return std::move(result);
   };
+  if (hosted)
+    for (auto* host : {ctx.baseline_host, ctx.candidate_host})
+      if (auto mapped = host->map_arena(); !mapped.error.empty())
+        return fail(eval_status::runtime_error, std::move(mapped.error));
   auto other = other_cpu_now();
   for (uint32_t i = 0; i < ctx.timing.warmup; ++i) {
     auto& set = sets[i % sets.size()];

@@ -34,6 +34,27 @@ TEST_CASE("the arena gives aligned blocks and takes them back, merging "
   CHECK(arena.allocate(arena.size(), 4096) == arena.base());
 }
 
+TEST_CASE("the arena's used span ends at the highest block given out") {
+  shared_arena arena{1 << 20};
+  REQUIRE(arena.error().empty());
+  CHECK(arena.used_bytes() == 0);
+  auto* a = arena.allocate(100, 64);
+  auto* b = arena.allocate(5000, 4096);
+  REQUIRE(b != nullptr);
+  auto end_of_b = static_cast<size_t>(
+    static_cast<char*>(b) + 5000 - static_cast<char*>(arena.base()));
+  CHECK(arena.used_bytes() >= end_of_b);
+  CHECK(arena.used_bytes() < end_of_b + 64);
+  // A block freed below the highest leaves the span as it was.
+  arena.release(a, 100);
+  CHECK(arena.used_bytes() >= end_of_b);
+  arena.release(b, 5000);
+  CHECK(arena.used_bytes() == 0);
+  // Taken whole, the arena is all used.
+  CHECK(arena.allocate(arena.size(), 4096) == arena.base());
+  CHECK(arena.used_bytes() == arena.size());
+}
+
 TEST_CASE("while installed, the harness's buffers come from the arena and "
           "are the same memory in a forked process") {
   shared_arena arena{1 << 20};

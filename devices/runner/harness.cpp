@@ -8,6 +8,7 @@
 #include <exception>
 #include <memory>
 #include <new>
+#include <stdexcept>
 
 #include <unistd.h>
 
@@ -120,7 +121,12 @@ runner_reply run_in_kernel_processes(
     return fail(status, std::move(why));
   loaded_entries entries;
   entries.reference = ref.fn;
-  auto ctx = make_context(req, k, entries);
+  harness_context ctx;
+  try {
+    ctx = make_context(req, k, entries);
+  } catch (const std::runtime_error& ex) {
+    return fail(eval_status::runtime_error, ex.what());
+  }
   ctx.baseline_host = baseline.get();
   ctx.candidate_host = candidate.get();
   return run_workloads(req, ctx, std::move(reply));

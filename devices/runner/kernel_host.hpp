@@ -132,7 +132,7 @@ public:
   /// process that got back to waiting uses none (0 ns measured).
   static constexpr int64_t busy_gap_ns = 2'000;
 
-  /// Calls made.
+  /// Calls made (call() and call_nothing(); not map_arena()).
   uint64_t calls() const {
     return calls_;
   }

@@ -1,6 +1,7 @@
 #include "devices/runner/secrets.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
@@ -65,6 +66,9 @@ secret_key random_secret_key() {
     auto n = ::getrandom(key.data() + got, key.size() - got, 0);
     if (n > 0)
       got += static_cast<size_t>(n);
+    else if (n < 0 && errno != EINTR)
+      throw std::runtime_error{
+        std::string{"cannot draw a secret key: "} + std::strerror(errno)};
   }
   return key;
 }

@@ -21,7 +21,8 @@ namespace eat::devices {
 /// An AES-128 key.
 using secret_key = std::array<unsigned char, 16>;
 
-/// A key from the operating system's random source.
+/// A key from the operating system's random source; throws
+/// std::runtime_error if none can be drawn.
 secret_key random_secret_key();
 
 /// A keyed hash of `size` bytes: the first 64 bits of their AES-128-GMAC

@@ -8,6 +8,7 @@
 
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -31,7 +32,7 @@ public:
 
   typed_buffer(dtype type, size_t count)
     : type_(type), count_(count), storage_(count * size_of(type)) {
-    // nop
+    std::fill(storage_.begin(), storage_.end(), std::byte{0});
   }
 
   dtype type() const {

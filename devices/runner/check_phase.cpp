@@ -50,7 +50,7 @@ struct case_buffers {
   std::vector<const void*> in_ptrs;
   output_set out;
   output_set again;
-  std::vector<std::vector<double>> ref;
+  std::vector<page_vector<double>> ref;
   std::vector<double*> ref_ptrs;
 
   explicit case_buffers(const problem& p) : out(p), again(p) {
@@ -60,8 +60,10 @@ struct case_buffers {
       in_ptrs.push_back(b.data());
     for (const auto& t : p.outputs())
       ref.emplace_back(t.elements);
-    for (auto& r : ref)
+    for (auto& r : ref) {
+      std::fill(r.begin(), r.end(), 0.0);
       ref_ptrs.push_back(r.data());
+    }
   }
 };
 
@@ -108,7 +110,7 @@ check_outcome guarded_call(const harness_context& ctx, const problem& p,
 /// Compares every output of `outs` with the reference; the first failure
 /// wins, the largest errors are kept either way.
 check_outcome compare_all(const problem& p, const output_set& outs,
-  const std::vector<std::vector<double>>& ref) {
+  const std::vector<page_vector<double>>& ref) {
   check_outcome result;
   for (size_t o = 0; o < outs.outs.size(); ++o) {
     const auto& t = p.outputs()[o];

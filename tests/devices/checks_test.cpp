@@ -64,6 +64,71 @@ TEST_CASE("an all-zero output fails against a non-zero reference even within "
   CHECK(compare_outputs(got.data(), zero_ref.data(), 2, tolerance{0, 0}).ok);
 }
 
+TEST_CASE("in a long output, the first failing element and the largest "
+          "errors are those an element-by-element pass finds") {
+  // Long enough for several of the blocks compare_outputs passes whole.
+  const size_t n = 20000;
+  std::vector<float> got(n);
+  std::vector<double> ref(n);
+  for (size_t i = 0; i < n; ++i) {
+    ref[i] = 1.0 + static_cast<double>(i % 97);
+    got[i] = static_cast<float>(ref[i]);
+  }
+  got[12345] += 0.0004f; // within 1e-3 + 1e-4 * |ref|: the largest error
+  auto pass = compare_outputs(got.data(), ref.data(), n, tolerance{1e-3, 1e-4});
+  CHECK(pass.ok);
+  auto expected_error = std::fabs(static_cast<double>(got[12345]) - ref[12345]);
+  CHECK(pass.max_abs_error == expected_error);
+  CHECK(pass.max_rel_error == expected_error / ref[12345]);
+  // A mismatch is reported before a NaN that comes after it.
+  for (size_t bad : {size_t{4095}, size_t{4096}, size_t{19998}}) {
+    auto copy = got;
+    copy[bad] = 1e6f;
+    copy[n - 1] = std::nanf("");
+    auto x = compare_outputs(copy.data(), ref.data(), n, tolerance{1e-3, 1e-4});
+    REQUIRE_FALSE(x.ok);
+    CHECK(x.index == bad);
+    CHECK(x.reason == "mismatch");
+  }
+  // bfloat16 outputs, read through their own path: the same verdicts.
+  std::vector<uint16_t> narrow(n);
+  for (size_t i = 0; i < n; ++i)
+    narrow[i] = float_to_bfloat16(static_cast<float>(ref[i]));
+  CHECK(compare_outputs(
+    dtype::bfloat16, narrow.data(), ref.data(), n, tolerance{1e-3, 1e-4})
+          .ok);
+  narrow[5000] = float_to_bfloat16(1e6f);
+  auto wide = compare_outputs(
+    dtype::bfloat16, narrow.data(), ref.data(), n, tolerance{1e-3, 1e-4});
+  REQUIRE_FALSE(wide.ok);
+  CHECK(wide.index == 5000);
+  CHECK(wide.got == static_cast<double>(bfloat16_to_float(narrow[5000])));
+  std::vector<float> zeros(n, 0.0f);
+  std::vector<double> late(n, 0.0);
+  late[9000] = 0.5;
+  auto x = compare_outputs(zeros.data(), late.data(), n, tolerance{1.0, 0.0});
+  REQUIRE_FALSE(x.ok);
+  CHECK(x.reason == "all zeros");
+  CHECK(x.index == 9000);
+}
+
+TEST_CASE("bitwise comparison and the input hash see a change anywhere in a "
+          "long buffer") {
+  const size_t n = 10007; // not a multiple of the hash's 32-byte steps
+  std::vector<std::vector<float>> bufs{std::vector<float>(n, 1.5f)};
+  auto copy = bufs[0];
+  auto before = hash_buffers(bufs);
+  for (size_t i : {size_t{0}, size_t{1}, size_t{2}, size_t{3}, size_t{4},
+         size_t{4096}, size_t{8191}, n - 2, n - 1}) {
+    bufs[0][i] = -1.5f;
+    CHECK(first_bitwise_difference(copy.data(), bufs[0].data(), n) == i);
+    CHECK(hash_buffers(bufs) != before);
+    bufs[0][i] = 1.5f;
+  }
+  CHECK(hash_buffers(bufs) == before);
+  CHECK(first_bitwise_difference(copy.data(), bufs[0].data(), n) == n);
+}
+
 TEST_CASE("guard zones catch writes before and after an output") {
   guarded_output out{8};
   CHECK(out.zones_intact());

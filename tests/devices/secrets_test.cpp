@@ -25,19 +25,19 @@ TEST_CASE("the keyed hash depends on its key, and a change that keeps "
   auto other = key;
   other[0] ^= 1;
   CHECK(keyed_hash(other, inputs) != keyed);
-  // hash_buffers mixes 8-byte words in a chain: the state after word 0
-  // decides word 1's effect. Changing word 0 and choosing word 1 to reach
-  // the old state after it keeps the unkeyed hash, as a kernel that knows
-  // the function could.
+  // hash_buffers mixes 8-byte words in four chains, word i in chain i % 4:
+  // chain 0's state after word 0 decides word 4's effect. Changing word 0
+  // and choosing word 4 to reach the old state after it keeps the unkeyed
+  // hash, as a kernel that knows the function could.
   auto* words = static_cast<uint64_t*>(inputs[0].data());
   auto step = [](uint64_t h, uint64_t w) {
     h = (h ^ w) * 0x100000001b3ull;
     return h ^ (h >> 29);
   };
   const uint64_t seed = 0xcbf29ce484222325ull;
-  auto old_state = step(step(seed, words[0]), words[1]);
+  auto old_state = step(step(seed, words[0]), words[4]);
   auto inner = step(seed, words[0] ^ 0x1234);
-  // Undo the final xor-shift and multiply to find the word 1 that reaches
+  // Undo the final xor-shift and multiply to find the word 4 that reaches
   // old_state from `inner`.
   auto unshift = [](uint64_t y) {
     auto x = y;
@@ -49,8 +49,8 @@ TEST_CASE("the keyed hash depends on its key, and a change that keeps "
   for (int i = 0; i < 6; ++i)
     inverse *= 2 - 0x100000001b3ull * inverse;
   words[0] ^= 0x1234;
-  words[1] = (unshift(old_state) * inverse) ^ inner;
-  REQUIRE(step(inner, words[1]) == old_state);
+  words[4] = (unshift(old_state) * inverse) ^ inner;
+  REQUIRE(step(inner, words[4]) == old_state);
   CHECK(hash_buffers(inputs) == unkeyed);
   CHECK(keyed_hash(key, inputs) != keyed);
 }

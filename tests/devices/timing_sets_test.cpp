@@ -277,10 +277,10 @@ TEST_CASE("the baseline and the candidate see one buffer layout: inputs at a "
 }
 
 TEST_CASE("a freed buffer of a MiB or more is handed to the next one of its "
-          "size, and a miss frees what was kept") {
-  // A size no other test asks for misses: nothing kept from them is left.
-  typed_buffer{dtype::float32, 1'234'567};
-  CHECK(kept_blocks() == 1);
+          "size or a little smaller, and a miss resizes a kept block") {
+  // Sizes no other test asks for; whatever they kept is taken first.
+  while (kept_blocks() > 0)
+    typed_buffer{dtype::float32, 1'234'567};
   const void* first = nullptr;
   {
     typed_buffer big{dtype::float32, 1 << 18}; // 1 MiB
@@ -294,10 +294,39 @@ TEST_CASE("a freed buffer of a MiB or more is handed to the next one of its "
   // Reused or not, a buffer starts zeroed.
   CHECK(again.get(0) == 0);
   CHECK(again.get(again.size() - 1) == 0);
-  { typed_buffer other{dtype::float32, 1 << 19}; }
+  {
+    typed_buffer two{dtype::float32, 1 << 19};  // 2 MiB
+    typed_buffer four{dtype::float32, 1 << 20}; // 4 MiB
+    std::fill_n(static_cast<float*>(four.data()), four.size(), 1.5f);
+  }
+  CHECK(kept_blocks() == 2);
+  // A miss takes the smallest kept block up to half as large again, as it
+  // is, and leaves the other kept; one larger than any grows the largest.
+  const void* at = nullptr;
+  {
+    typed_buffer three{dtype::float32, 3 << 18}; // 3 MiB: the 4 MiB block
+    at = three.data();
+    CHECK(kept_blocks() == 1);
+    CHECK(three.get(0) == 0);
+    CHECK(three.get(three.size() - 1) == 0);
+  }
+  // Freed, it is kept whole: 4 MiB asks for it again.
+  typed_buffer four{dtype::float32, 1 << 20};
+  CHECK(four.data() == at);
   CHECK(kept_blocks() == 1);
-  typed_buffer third{dtype::float32, 3 << 18}; // a miss
+  typed_buffer eight{dtype::float32, 1 << 21}; // 8 MiB: the 2 MiB block
   CHECK(kept_blocks() == 0);
+  CHECK(eight.get(0) == 0);
+  CHECK(eight.get(eight.size() - 1) == 0);
+  std::fill_n(static_cast<float*>(eight.data()), eight.size(), 3.5f);
+  CHECK(eight.get(eight.size() - 1) == 3.5);
+  {
+    typed_buffer sixteen{dtype::float32, 1 << 22}; // 16 MiB, new
+  }
+  // Far smaller than the one kept block, 1 MiB shrinks it.
+  typed_buffer one{dtype::float32, 1 << 18};
+  CHECK(kept_blocks() == 0);
+  CHECK(one.get(one.size() - 1) == 0);
   { typed_buffer small{dtype::float32, 1000}; }
   CHECK(kept_blocks() == 0);
 }

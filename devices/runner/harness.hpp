@@ -63,6 +63,26 @@ enum class kernel_role { baseline, candidate };
 std::string call_kernel(const harness_context& ctx, kernel_role who,
   const problem& p, const void* const* inputs, void* const* outputs);
 
+/// What a kernel's process used between its calls (kernel_host).
+struct idle_figures {
+  int64_t idle_cpu_ns = 0;
+  int64_t largest_idle_ns = 0;
+  uint64_t calls = 0;
+  int64_t call_cpu_ns = 0;
+};
+
+/// The most CPU time in one gap between calls that is put down to the
+/// machine rather than the kernel: a VM whose host preempts it charges
+/// the time to whatever process was running (up to ~2 ms in one gap seen
+/// on the development VM, which reports no steal time).
+constexpr int64_t excused_gap_ns = 10'000'000;
+
+/// Whether the candidate's process did hidden work between its calls: its
+/// CPU time there, less its largest gap (up to excused_gap_ns), above 1 ms
+/// plus twice the baseline's rate a call plus 1 % of its CPU time in calls.
+bool worked_between_calls(
+  const idle_figures& candidate, const idle_figures& baseline);
+
 /// With kernel processes: why the candidate's process is rejected for the
 /// CPU time it used between its calls (hidden work), or "".
 std::string idle_work_text(const harness_context& ctx);

@@ -7,9 +7,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <fstream>
 #include <set>
 #include <string>
 #include <vector>
+
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "devices/kind.hpp"
 #include "devices/runner/timing_sets.hpp"
@@ -329,4 +334,41 @@ TEST_CASE("a freed buffer of a MiB or more is handed to the next one of its "
   CHECK(one.get(one.size() - 1) == 0);
   { typed_buffer small{dtype::float32, 1000}; }
   CHECK(kept_blocks() == 0);
+}
+
+TEST_CASE("kept blocks give way to an allocation the address-space limit "
+          "would refuse while they are held") {
+  // In a child process: the limit stays there.
+  pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    while (kept_blocks() > 0)
+      typed_buffer{dtype::float32, 1'234'567};
+    { // two 8 MiB blocks, kept when freed
+      typed_buffer a{dtype::float32, 1 << 21};
+      typed_buffer b{dtype::float32, 1 << 21};
+    }
+    if (kept_blocks() != 2)
+      ::_exit(2);
+    // Room for 10 MiB more: 24 MiB fits only once both kept blocks go.
+    rlimit as{};
+    ::getrlimit(RLIMIT_AS, &as);
+    std::ifstream statm{"/proc/self/statm"};
+    unsigned long pages = 0;
+    statm >> pages;
+    rlim_t limit = pages * page_bytes + (10 << 20);
+    as.rlim_cur = limit;
+    if (::setrlimit(RLIMIT_AS, &as) != 0)
+      ::_exit(3);
+    try {
+      typed_buffer big{dtype::float32, 6 << 20}; // 24 MiB
+      ::_exit(big.get(big.size() - 1) == 0 && kept_blocks() == 0 ? 0 : 4);
+    } catch (const std::bad_alloc&) {
+      ::_exit(5);
+    }
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
 }

@@ -11,9 +11,9 @@ and so are the declared constraints; the two verdicts must be equal, and an
 assertion the script cannot evaluate counts as a failure ("cannot check"). A
 template whose source picks its vector width from the ISA (`vw`, `vregs`) is
 checked on the AVX-512, AVX2 and SSE targets, with the target facts the CPU
-device reads from the compiler (docs/tasks.md). The one preprocessor rule
-between two text parameters (rmsnorm `aligned`: stream stores need
-align=peel) is written out below. Prints the mismatches and a summary; exits
+device reads from the compiler (docs/tasks.md). The two preprocessor rules
+between text parameters (rmsnorm `aligned`: stream stores need align=peel;
+softmax `chunked`: ahead > 0 needs an in-place path) are written out below. Prints the mismatches and a summary; exits
 1 on any mismatch or assertion it cannot evaluate. Needs Python 3.11
 (tomllib). CI runs it as the CTest test kernels/template_constraints
 (tests/CMakeLists.txt), beside `eat tasks check`, which compiles a sample of
@@ -59,6 +59,9 @@ def as_python(expr):
 def preprocessor_valid(family, values):
     if family == "aligned":
         return values.get("store") != "stream" or values.get("align") == "peel"
+    if family == "chunked" and "ahead" in values:
+        return (values["ahead"] == "0" or values.get("short_rows") == "in_place"
+                or values.get("long_rows") == "in_place")
     return True
 
 

@@ -154,21 +154,36 @@ TEST_CASE("every softmax template family passes on odd sizes") {
     render_template("kernels/softmax/chunked.cpp.in",
       {{"width", "16"}, {"unroll", "4"}, {"chunk", "512"}, {"degree", "4"},
         {"pow2", "scalef"}, {"short_rows", "in_place"},
-        {"long_rows", "in_place"}}),
+        {"long_rows", "in_place"}, {"ahead", "0"}}),
     render_template("kernels/softmax/chunked.cpp.in",
       {{"width", "8"}, {"unroll", "2"}, {"chunk", "4096"}, {"degree", "6"},
-        {"pow2", "bits"}, {"short_rows", "stream"},
-        {"long_rows", "recompute"}}),
+        {"pow2", "bits"}, {"short_rows", "stream"}, {"long_rows", "recompute"},
+        {"ahead", "0"}}),
     render_template("kernels/softmax/chunked.cpp.in",
       {{"width", "16"}, {"unroll", "4"}, {"chunk", "1024"}, {"degree", "5"},
-        {"pow2", "scalef"}, {"short_rows", "stream"},
-        {"long_rows", "in_place"}}),
+        {"pow2", "scalef"}, {"short_rows", "stream"}, {"long_rows", "in_place"},
+        {"ahead", "0"}}),
+    // exp by vreduceps and vscalefps, chunks prefetched ahead in place
+    // (rows of 7 and 1001 floats: past the input's end at the last row);
+    // at width 8 "reduce" is the exponent-bits exp.
+    render_template("kernels/softmax/chunked.cpp.in",
+      {{"width", "16"}, {"unroll", "2"}, {"chunk", "1024"}, {"degree", "4"},
+        {"pow2", "reduce"}, {"short_rows", "in_place"},
+        {"long_rows", "in_place"}, {"ahead", "2"}}),
+    render_template("kernels/softmax/chunked.cpp.in",
+      {{"width", "16"}, {"unroll", "4"}, {"chunk", "512"}, {"degree", "6"},
+        {"pow2", "reduce"}, {"short_rows", "stream"}, {"long_rows", "in_place"},
+        {"ahead", "1"}}),
+    render_template("kernels/softmax/chunked.cpp.in",
+      {{"width", "8"}, {"unroll", "2"}, {"chunk", "2048"}, {"degree", "5"},
+        {"pow2", "reduce"}, {"short_rows", "in_place"},
+        {"long_rows", "recompute"}, {"ahead", "1"}}),
     // Rows of 4099 and 1001 floats are longer than 256: two passes, the
     // second's non-temporal stores from every alignment.
     render_template("kernels/softmax/chunked.cpp.in",
       {{"width", "16"}, {"unroll", "2"}, {"chunk", "256"}, {"degree", "4"},
         {"pow2", "scalef"}, {"short_rows", "stream"},
-        {"long_rows", "recompute"}}),
+        {"long_rows", "recompute"}, {"ahead", "0"}}),
   };
   for (const auto& src : sources) {
     auto r = dev->evaluate(task, make_candidate("t", src), 9);
@@ -189,22 +204,40 @@ TEST_CASE("the online softmax template rejects lanes that do not divide "
   CHECK(r.build_log.find("invalid combination:") != std::string::npos);
 }
 
+TEST_CASE("the chunked softmax template rejects prefetching ahead when no "
+          "path is in place") {
+  auto dir = make_temp_dir();
+  auto dev = make_device(fast_options(dir));
+  auto task = softmax_task({softmax_workload(2, 8)});
+  auto src = render_template("kernels/softmax/chunked.cpp.in",
+    {{"width", "16"}, {"unroll", "2"}, {"chunk", "512"}, {"degree", "4"},
+      {"pow2", "reduce"}, {"short_rows", "stream"}, {"long_rows", "recompute"},
+      {"ahead", "1"}});
+  auto r = dev->evaluate(task, make_candidate("t", src), 1);
+  CHECK(r.status == eval_status::compile_error);
+  CHECK(r.build_log.find("invalid combination: ahead") != std::string::npos);
+}
+
 TEST_CASE("the chunked softmax template stays exact when the row maximum "
           "grows in every chunk") {
   // 40 chunks of 512, each larger than the last: the running maximum rises
   // 40 times. In place, that is past the template's 32 segments, so the
   // exponentials already written are rescaled once in the middle of the
   // row; recomputed, the running sum is rescaled 40 times.
-  const std::string long_rows = GENERATE(as<std::string>{}, "in_place", "recompute");
-  INFO("long_rows = " << long_rows);
+  // In place also with the reduce exp and chunks prefetched ahead.
+  const auto [long_rows, pow2, ahead] = GENERATE(
+    table<std::string, std::string, std::string>({{"in_place", "scalef", "0"},
+      {"in_place", "reduce", "2"}, {"recompute", "scalef", "0"}}));
+  INFO("long_rows = " << long_rows << ", pow2 = " << pow2
+                      << ", ahead = " << ahead);
   auto dir = make_temp_dir();
   auto comp = compiler::make("g++", dir.path().string(), 120);
   REQUIRE(comp);
   auto built = comp->compile(
     render_template("kernels/softmax/chunked.cpp.in",
       {{"width", "16"}, {"unroll", "2"}, {"chunk", "512"}, {"degree", "6"},
-        {"pow2", "scalef"}, {"short_rows", "stream"},
-        {"long_rows", long_rows}}),
+        {"pow2", pow2}, {"short_rows", "stream"}, {"long_rows", long_rows},
+        {"ahead", ahead}}),
     {"-O2", "-std=c++17"}, "chunked.cpp");
   REQUIRE(built);
   INFO(built->log);

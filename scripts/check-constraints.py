@@ -13,8 +13,9 @@ template whose source picks its vector width from the ISA (`vw`, `vregs`) is
 checked on the AVX-512, AVX2 and SSE targets, with the target facts the CPU
 device reads from the compiler (docs/tasks.md). The two preprocessor rules
 between text parameters (rmsnorm `aligned`: stream stores need align=peel;
-softmax `chunked`: ahead > 0 needs an in-place path) are written out below. Prints the mismatches and a summary; exits
-1 on any mismatch or assertion it cannot evaluate. Needs Python 3.11
+softmax `chunked`: ahead > 0 needs an in-place path) are written out
+below. Prints the mismatches and a summary; exits 1 on any mismatch or
+assertion it cannot evaluate. Needs Python 3.11
 (tomllib). CI runs it as the CTest test kernels/template_constraints
 (tests/CMakeLists.txt), beside `eat tasks check`, which compiles a sample of
 instances; tests/scripts/check_constraints_test.py specifies it.

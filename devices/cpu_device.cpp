@@ -70,7 +70,11 @@ std::string measurement_method(
                    "own, steady_clock from posting each call to its end, "
                    "an empty call's median round trip (up to "
                      + short_number(static_cast<double>(overhead_ns) / 1e3)
-                     + " us) taken off every sample"
+                     + " us) taken off every sample, the candidate's "
+                       "process's CPU time between its calls "
+                     + std::to_string(r.candidate_idle_cpu_ns / 1000) + " us ("
+                     + std::to_string(r.candidate_cpu_during_baseline_ns / 1000)
+                     + " us while the baseline's ran)"
                  : std::string{"cpu: steady_clock around each call"};
   return clock
          + "; baseline and candidate "

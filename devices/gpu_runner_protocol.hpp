@@ -46,6 +46,7 @@ EAT_DESCRIBE(gpu_runner_request, nonce, kind, dtype, atol, rtol, matched_ratio,
   seed, timing, core, limits, kernel_processes, backend, gpu, identity)
 EAT_DESCRIBE(gpu_runner_reply, nonce, status, detail, workloads,
   network_isolated, pid_isolated, tasks_capped, core, kernel_uid,
-  cgroup_cpu_time, kernel_processes, gpu_name, gpu_notes, flush_bytes)
+  cgroup_cpu_time, kernel_processes, candidate_idle_cpu_ns,
+  candidate_cpu_during_baseline_ns, gpu_name, gpu_notes, flush_bytes)
 
 } // namespace eat::devices

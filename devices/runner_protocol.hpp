@@ -135,6 +135,11 @@ struct runner_reply {
   /// Whether the baseline and the candidate ran in processes of their own
   /// (the request's kernel_processes; devices/runner/kernel_host.hpp).
   bool kernel_processes = false;
+  /// With kernel processes: the CPU time the candidate's process used
+  /// between its calls, and the part of it while the baseline's calls ran
+  /// (kernel_host::idle_cpu_ns, kernel_host::during_other).
+  int64_t candidate_idle_cpu_ns = 0;
+  int64_t candidate_cpu_during_baseline_ns = 0;
 };
 
 EAT_DESCRIBE(runner_limits, address_space_mib, cpu_s, file_size_mib,
@@ -147,6 +152,6 @@ EAT_DESCRIBE(workload_report, workload, status, detail, max_abs_error,
   input_sets, set_bytes, call_overhead_ns)
 EAT_DESCRIBE(runner_reply, nonce, status, detail, workloads, network_isolated,
   pid_isolated, tasks_capped, core, kernel_uid, cgroup_cpu_time,
-  kernel_processes)
+  kernel_processes, candidate_idle_cpu_ns, candidate_cpu_during_baseline_ns)
 
 } // namespace eat::devices

@@ -17,13 +17,12 @@
 #include "devices/kind.hpp"
 #include "devices/options.hpp"
 #include "devices/runner/code_lock.hpp"
+#include "devices/runner/kernel_host.hpp"
 #include "devices/runner/secrets.hpp"
 #include "devices/runner/timing_sets.hpp"
 #include "devices/runner_protocol.hpp"
 
 namespace eat::devices {
-
-class kernel_host;
 
 /// Everything one workload's phases need; built once per request.
 struct harness_context {
@@ -71,10 +70,11 @@ struct idle_figures {
   int64_t call_cpu_ns = 0;
 };
 
-/// The most CPU time in one gap between calls that is put down to the
-/// machine rather than the kernel: a VM whose host preempts it charges
-/// the time to whatever process was running (up to ~2 ms in one gap seen
-/// on the development VM, which reports no steal time).
+/// The most CPU time in one gap between calls, or in one of the other
+/// kernel's calls, that is put down to the machine rather than the kernel
+/// (a process that takes over 50 ms to get back to waiting, a VM whose
+/// host charges a stolen vCPU to the process that ran): it can slow one
+/// sample of hundreds.
 constexpr int64_t excused_gap_ns = 10'000'000;
 
 /// Whether the candidate's process did hidden work between its calls: its
@@ -83,8 +83,17 @@ constexpr int64_t excused_gap_ns = 10'000'000;
 bool worked_between_calls(
   const idle_figures& candidate, const idle_figures& baseline);
 
+/// Whether the candidate's process worked while the baseline's calls ran,
+/// slowing them (a speedup it did not earn): its CPU time there, less the
+/// most in one call (up to excused_gap_ns: one sample of hundreds), above
+/// 100 us plus 0.5 % of those calls' wall time plus twice what the
+/// baseline's process used during the candidate's calls.
+bool worked_during_baseline(
+  const during_other_calls& candidate, const during_other_calls& baseline);
+
 /// With kernel processes: why the candidate's process is rejected for the
-/// CPU time it used between its calls (hidden work), or "".
+/// CPU time it used while the baseline's calls ran or between its own
+/// calls (hidden work), or "".
 std::string idle_work_text(const harness_context& ctx);
 
 /// Verdict and largest error of the correctness phase of one workload.

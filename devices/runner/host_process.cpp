@@ -39,6 +39,8 @@ uint32_t wait_go(host_control& c, uint32_t seen) {
     auto go = c.go.load(std::memory_order_acquire);
     if (go != seen)
       return go;
+    c.parked.store(
+      c.done.load(std::memory_order_relaxed), std::memory_order_release);
     ::syscall(SYS_futex, &c.go, FUTEX_WAIT, seen, nullptr, nullptr, 0);
   }
 }

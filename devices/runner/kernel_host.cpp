@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <climits>
 #include <csignal>
 #include <cstring>
 #include <ctime>
@@ -32,14 +33,21 @@ namespace {
 /// the core from a long call for a few microseconds).
 constexpr long liveness_poll_ns = 100'000'000;
 
+/// How long the runner lets a process take to get back to waiting after
+/// its call (kernel_host::settle); one that takes longer, or never sets
+/// `parked`, has its CPU time from then on counted between its calls.
+constexpr int64_t settle_limit_ns = 50'000'000;
+
 int64_t steady_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
     std::chrono::steady_clock::now().time_since_epoch())
     .count();
 }
 
-void futex_wake(std::atomic<uint32_t>& word) {
-  ::syscall(SYS_futex, &word, FUTEX_WAKE, 1, nullptr, nullptr, 0);
+/// Wakes every waiter on `word`: a kernel's thread waiting on the other
+/// kernel's `go` cannot take the wake meant for that kernel's process.
+void futex_wake_all(std::atomic<uint32_t>& word) {
+  ::syscall(SYS_futex, &word, FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
 }
 
 /// The descriptor behind a path drop_root rewrote, or -1.
@@ -119,7 +127,8 @@ std::unique_ptr<kernel_host> kernel_host::start(shared_arena& arena,
           + text;
     return nullptr;
   }
-  ::sched_yield();
+  ::prctl(PR_SET_TIMERSLACK, 1'000UL);
+  host->settle(1);
   host->last_cpu_ = host->cpu_now();
   if (host->last_cpu_ < 0) {
     why = "cannot read the CPU clock of the " + role + "'s process";
@@ -178,8 +187,30 @@ std::string kernel_host::wait_done(uint32_t seq) {
   }
 }
 
+void kernel_host::settle(uint32_t seq) {
+  // Woken by the call's end, the runner often takes the core before the
+  // process gets back to waiting. Yielding lets it get there after short
+  // calls; after a long one the scheduler (EEVDF) holds the process back
+  // until it has waited its turn, so that the rest of its way back (tens
+  // of microseconds on the development VM, now and then milliseconds) ran
+  // later, within the other kernel's calls, and counted as this process's
+  // work between calls. Sleeping, the runner leaves it the core.
+  ::sched_yield();
+  long nap_ns = 2'000;
+  for (int64_t slept = 0; slept < settle_limit_ns; slept += nap_ns) {
+    if (control_->parked.load(std::memory_order_acquire) == seq)
+      return;
+    timespec nap{0, nap_ns};
+    ::nanosleep(&nap, nullptr);
+    nap_ns = std::min(nap_ns * 2, 1'000'000L);
+  }
+}
+
 host_call kernel_host::post(uint32_t op) {
   host_call result;
+  // The empty calls count too: their round trip is taken off every sample.
+  const bool watching = watched_ != nullptr && op != host_control::map;
+  auto other0 = watching ? watched_->cpu_now() : 0;
   auto cpu0 = cpu_now();
   auto idle = cpu0 - last_cpu_;
   idle_cpu_ns_ += idle;
@@ -190,17 +221,14 @@ host_call kernel_host::post(uint32_t op) {
   auto seq = ++seq_;
   auto t0 = steady_ns();
   control_->go.store(seq, std::memory_order_release);
-  futex_wake(control_->go);
+  futex_wake_all(control_->go);
   auto failed = wait_done(seq);
   auto t1 = steady_ns();
-  // Woken by the call's end, the runner may have taken the core before
-  // the process got back to waiting: yielding lets it get there, so that
-  // its last instructions count in the call, not between calls.
-  ::sched_yield();
   if (!failed.empty()) {
     result.error = "the " + role_ + "'s process " + failed + " during a call";
     return result;
   }
+  settle(seq);
   auto cpu1 = cpu_now();
   if (cpu0 < 0 || cpu1 < 0) {
     result.error = "cannot read the CPU clock of the " + role_ + "'s process";
@@ -209,6 +237,21 @@ host_call kernel_host::post(uint32_t op) {
   last_cpu_ = cpu1;
   result.wall_ns = t1 - t0;
   result.cpu_ns = cpu1 - cpu0;
+  if (watching) {
+    auto other1 = watched_->cpu_now();
+    if (other0 < 0 || other1 < 0) {
+      result.error
+        = "cannot read the CPU clock of the " + watched_->role_ + "'s process";
+      return result;
+    }
+    auto& d = watched_->during_other_;
+    d.cpu_ns += other1 - other0;
+    d.largest_ns = std::max(d.largest_ns, other1 - other0);
+    ++d.calls;
+    d.wall_ns += result.wall_ns;
+    if (other1 - other0 > busy_gap_ns)
+      ++d.busy_calls;
+  }
   // Mapping the arena is no call: counted, its tens of milliseconds would
   // raise the candidate's allowance for work between calls (a share of its
   // CPU time in calls, worked_between_calls in harness.cpp).

@@ -47,6 +47,9 @@ struct host_control {
   /// the same number when the call has returned (1: loaded).
   std::atomic<uint32_t> go{0};
   std::atomic<uint32_t> done{0};
+  /// Set by the process to the `done` it posted just before it waits for
+  /// the next `go`: back to waiting, bar the wait's system call.
+  std::atomic<uint32_t> parked{0};
   uint32_t op = nothing;
   /// The kind whose ABI the call takes (find_kind).
   char kind[32] = {};
@@ -73,6 +76,19 @@ struct host_call {
   int64_t cpu_ns = 0;
   /// Why the process failed (it died or exited during the call), or "".
   std::string error;
+};
+
+/// What a kernel's process used while the other kernel's calls ran
+/// (kernel_host::watch).
+struct during_other_calls {
+  /// CPU time in all of them, and in the one where it used the most.
+  int64_t cpu_ns = 0;
+  int64_t largest_ns = 0;
+  /// The other's calls, and their wall time.
+  uint64_t calls = 0;
+  int64_t wall_ns = 0;
+  /// The other's calls during which it used more than 2 us.
+  uint64_t busy_calls = 0;
 };
 
 class kernel_host {
@@ -137,6 +153,19 @@ public:
     return calls_;
   }
 
+  /// Has each call of this process (timed or empty; not map_arena()) read
+  /// `other`'s CPU clock just before it is posted and once it is settled,
+  /// so that `other` counts the CPU time it used while this process's
+  /// kernel ran (null: no longer).
+  void watch(kernel_host* other) {
+    watched_ = other;
+  }
+
+  /// What the process used while the other's calls ran (watch()).
+  const during_other_calls& during_other() const {
+    return during_other_;
+  }
+
 private:
   kernel_host(
     shared_arena& arena, host_control* control, pid_t pid, std::string role);
@@ -145,6 +174,9 @@ private:
 
   /// Waits until `done` reaches `seq`; returns why the process ended first.
   std::string wait_done(uint32_t seq);
+
+  /// Waits until the process is back to waiting for its next call.
+  void settle(uint32_t seq);
 
   /// The process's CPU time in ns, or -1 if it cannot be read.
   int64_t cpu_now() const;
@@ -161,6 +193,8 @@ private:
   uint64_t busy_gaps_ = 0;
   int64_t call_cpu_ns_ = 0;
   uint64_t calls_ = 0;
+  kernel_host* watched_ = nullptr;
+  during_other_calls during_other_;
   bool reaped_ = false;
 };
 

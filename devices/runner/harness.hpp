@@ -86,10 +86,11 @@ bool worked_between_calls(
 /// Whether the candidate's process worked while the baseline's calls ran,
 /// slowing them (a speedup it did not earn): its CPU time there, less the
 /// most in one call (up to excused_gap_ns: one sample of hundreds), above
-/// 100 us plus 0.5 % of those calls' wall time plus twice what the
-/// baseline's process used during the candidate's calls.
-bool worked_during_baseline(
-  const during_other_calls& candidate, const during_other_calls& baseline);
+/// 100 us plus 0.5 % of those calls' wall time. A waiting process uses
+/// nothing there (measured once the runner settles each call); what the
+/// baseline's process used during the candidate's calls is no allowance,
+/// since the candidate's process could wake it to raise one.
+bool worked_during_baseline(const during_other_calls& candidate);
 
 /// With kernel processes: why the candidate's process is rejected for the
 /// CPU time it used while the baseline's calls ran or between its own

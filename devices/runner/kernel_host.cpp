@@ -76,9 +76,9 @@ int code_fd(const std::string& path) {
 
 std::unique_ptr<kernel_host> kernel_host::start(shared_arena& arena,
   const std::string& so, const char* entry, const std::string& role,
-  eval_status& status, std::string& why) {
+  eval_status& status, std::string& why, const kernel_host* hide) {
   status = eval_status::runtime_error;
-  void* block = arena.allocate(sizeof(host_control), page_bytes);
+  void* block = arena.allocate(control_bytes, control_bytes);
   if (block == nullptr) {
     why = "no room in the shared memory for the " + role + "'s process";
     return nullptr;
@@ -93,11 +93,15 @@ std::unique_ptr<kernel_host> kernel_host::start(shared_arena& arena,
           + std::strerror(errno);
     return nullptr;
   }
-  auto offset = static_cast<char*>(block) - static_cast<char*>(arena.base());
+  auto offset_of = [&](const void* p) {
+    return std::to_string(
+      static_cast<const char*>(p) - static_cast<char*>(arena.base()));
+  };
   std::vector<std::string> args{"eat-kernel-host", kernel_host_flag,
     std::to_string(arena.fd()),
     std::to_string(reinterpret_cast<uintptr_t>(arena.base())),
-    std::to_string(arena.size()), std::to_string(offset), so, entry};
+    std::to_string(arena.size()), offset_of(block), so, entry,
+    hide != nullptr ? offset_of(hide->control_) : "-"};
   std::vector<char*> argv;
   for (auto& a : args)
     argv.push_back(a.data());
@@ -153,7 +157,7 @@ kernel_host::~kernel_host() {
     }
   }
   control_->~host_control();
-  arena_.release(control_, sizeof(host_control));
+  arena_.release(control_, control_bytes);
 }
 
 int64_t kernel_host::cpu_now() const {
@@ -197,11 +201,12 @@ void kernel_host::settle(uint32_t seq) {
   // work between calls. Sleeping, the runner leaves it the core.
   ::sched_yield();
   long nap_ns = 2'000;
-  for (int64_t slept = 0; slept < settle_limit_ns; slept += nap_ns) {
+  for (int64_t slept = 0; slept < settle_limit_ns;) {
     if (control_->parked.load(std::memory_order_acquire) == seq)
       return;
     timespec nap{0, nap_ns};
     ::nanosleep(&nap, nullptr);
+    slept += nap_ns;
     nap_ns = std::min(nap_ns * 2, 1'000'000L);
   }
 }

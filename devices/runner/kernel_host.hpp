@@ -28,6 +28,7 @@
 
 #include "actors/protocol/result.hpp"
 #include "devices/kinds/problem.hpp"
+#include "devices/page_allocator.hpp"
 #include "devices/shared_arena.hpp"
 
 namespace eat::devices {
@@ -78,6 +79,11 @@ struct host_call {
   std::string error;
 };
 
+/// The bytes a control block takes in the arena: whole pages, so that
+/// hiding it from a process (kernel_host::start) hides nothing else.
+constexpr size_t control_bytes = page_bytes;
+static_assert(sizeof(host_control) <= control_bytes);
+
 /// What a kernel's process used while the other kernel's calls ran
 /// (kernel_host::watch).
 struct during_other_calls {
@@ -97,10 +103,14 @@ public:
   /// ("candidate", "baseline") names it in messages. Returns the host, or
   /// null with `status` and `why`: the kernel could not be loaded
   /// (compile_error for the candidate, rejected for the baseline) or the
-  /// process could not be started (runtime_error).
+  /// process could not be started (runtime_error). With `hide`, the
+  /// process puts inaccessible memory of its own in place of that host's
+  /// control block before it loads its kernel: the candidate's process
+  /// cannot read or move the baseline's words (delay its calls' start or
+  /// end, or wait for them) once its arena file is closed.
   static std::unique_ptr<kernel_host> start(shared_arena& arena,
     const std::string& so, const char* entry, const std::string& role,
-    eval_status& status, std::string& why);
+    eval_status& status, std::string& why, const kernel_host* hide = nullptr);
 
   kernel_host(const kernel_host&) = delete;
   kernel_host& operator=(const kernel_host&) = delete;

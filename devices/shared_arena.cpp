@@ -1,6 +1,7 @@
 #include "devices/shared_arena.hpp"
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 
 #include <sys/mman.h>
@@ -18,6 +19,32 @@ std::size_t round_up(std::size_t x, std::size_t to) {
   return (x + to - 1) / to * to;
 }
 
+/// Where the arena goes when it can: on x86-64 Linux a fresh process puts
+/// its program and heap near 0x5555'0000'0000 and its libraries, mappings
+/// and stack below the top (0x7fff'...), each at a random offset, so that
+/// an arena placed among the runner's own mappings was now and then where
+/// a kernel's process, a fresh exec of the runner, had already put one of
+/// its own and could not map the arena at the runner's address (exit
+/// status 3, once in a harness_bench run of ~130 evaluations). Slots of
+/// `size` from this address on are tried in turn; where none is free (or
+/// the address space is smaller), anywhere.
+constexpr uintptr_t preferred_base = 0x2000'0000'0000;
+constexpr int preferred_slots = 16;
+
+void* map_arena_file(int fd, std::size_t size) {
+  constexpr int prot = PROT_READ | PROT_WRITE;
+  for (int slot = 0; slot < preferred_slots; ++slot) {
+    auto* at = reinterpret_cast<void*>(preferred_base + slot * size);
+    void* p = ::mmap(
+      at, size, prot, MAP_SHARED | MAP_NORESERVE | MAP_FIXED_NOREPLACE, fd, 0);
+    if (p == at)
+      return p;
+    if (p != MAP_FAILED) // a kernel that takes the flag for a hint
+      ::munmap(p, size);
+  }
+  return ::mmap(nullptr, size, prot, MAP_SHARED | MAP_NORESERVE, fd, 0);
+}
+
 } // namespace
 
 shared_arena::shared_arena(std::size_t bytes) {
@@ -31,8 +58,7 @@ shared_arena::shared_arena(std::size_t bytes) {
     error_ = std::string{"ftruncate: "} + std::strerror(errno);
     return;
   }
-  void* p = ::mmap(
-    nullptr, size_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd_, 0);
+  void* p = map_arena_file(fd_, size_);
   if (p == MAP_FAILED) {
     error_ = "mmap of " + std::to_string(size_ >> 20)
              + " MiB: " + std::strerror(errno);

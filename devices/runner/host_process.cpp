@@ -25,10 +25,6 @@ namespace eat::devices {
 
 namespace {
 
-/// Exit status of a process that could not map the arena: the runner sees
-/// it exit before posting that its kernel was loaded.
-constexpr int cannot_map = 3;
-
 void post_done(host_control& c, uint32_t seq) {
   c.done.store(seq, std::memory_order_release);
   ::syscall(SYS_futex, &c.done, FUTEX_WAKE, 1, nullptr, nullptr, 0);
@@ -105,7 +101,7 @@ int kernel_host_main(int argc, char** argv) {
   void* at = ::mmap(base, size, PROT_READ | PROT_WRITE,
     MAP_SHARED | MAP_NORESERVE | MAP_FIXED_NOREPLACE, fd, 0);
   if (at != base)
-    return cannot_map;
+    return host_cannot_map;
   if (std::strcmp(argv[8], "-") != 0) {
     // Private, inaccessible memory in place of the other kernel's control
     // block: with the file closed, nothing maps its words here again.
@@ -114,7 +110,7 @@ int kernel_host_main(int argc, char** argv) {
     if (::mmap(hidden, control_bytes, PROT_NONE,
           MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0)
         != hidden)
-      return cannot_map;
+      return host_cannot_hide;
     hidden_block = reinterpret_cast<uintptr_t>(hidden);
   }
   ::close(fd);

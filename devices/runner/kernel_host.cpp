@@ -119,6 +119,10 @@ std::unique_ptr<kernel_host> kernel_host::start(shared_arena& arena,
   if (auto failed = host->wait_done(1); !failed.empty()) {
     why = "the " + role + "'s process " + failed + " before its kernel "
           + "was loaded";
+    if (failed == to_string(exit_status{true, host_cannot_map, 0}))
+      why += " (it could not map the shared memory at the runner's address)";
+    if (failed == to_string(exit_status{true, host_cannot_hide, 0}))
+      why += " (it could not hide the baseline's control block)";
     return nullptr;
   }
   if (control->failure != host_control::none) {

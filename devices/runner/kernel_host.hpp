@@ -36,6 +36,12 @@ namespace eat::devices {
 /// The first argument of eat-runner that makes it a kernel's process.
 constexpr const char* kernel_host_flag = "--kernel-host";
 
+/// Exit statuses of a kernel's process that ends before its kernel is
+/// loaded: it could not map the arena at the runner's address, or could
+/// not put its own memory in place of the other kernel's control block.
+constexpr int host_cannot_map = 3;
+constexpr int host_cannot_hide = 4;
+
 /// What the runner posts to a kernel's process, in the shared arena.
 struct host_control {
   static constexpr size_t max_buffers = 32;

@@ -86,3 +86,24 @@ TEST_CASE("an arena uninstalls itself when it goes") {
   typed_buffer buf{dtype::float32, 10};
   CHECK(buf.data() != nullptr);
 }
+
+TEST_CASE("arenas lie apart from where a fresh process puts its program, "
+          "libraries and stack, so that a kernel's process can map them at "
+          "the same address") {
+#if defined(__x86_64__)
+  // Linux puts a fresh PIE's program near 0x5555'0000'0000 and its
+  // libraries and stack near the top, both at random offsets.
+  shared_arena first{1 << 20};
+  shared_arena second{1 << 20};
+  REQUIRE(first.error().empty());
+  REQUIRE(second.error().empty());
+  for (const auto* arena : {&first, &second}) {
+    auto base = reinterpret_cast<uintptr_t>(arena->base());
+    CHECK(base >= 0x2000'0000'0000);
+    CHECK(base + arena->size() <= 0x5000'0000'0000);
+  }
+  CHECK(first.base() != second.base());
+#else
+  SUCCEED("the preferred address is x86-64's");
+#endif
+}

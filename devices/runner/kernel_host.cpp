@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
-#include <climits>
 #include <csignal>
 #include <cstring>
 #include <ctime>
@@ -44,10 +43,8 @@ int64_t steady_ns() {
     .count();
 }
 
-/// Wakes every waiter on `word`: a kernel's thread waiting on the other
-/// kernel's `go` cannot take the wake meant for that kernel's process.
-void futex_wake_all(std::atomic<uint32_t>& word) {
-  ::syscall(SYS_futex, &word, FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
+void futex_wake(std::atomic<uint32_t>& word) {
+  ::syscall(SYS_futex, &word, FUTEX_WAKE, 1, nullptr, nullptr, 0);
 }
 
 /// The descriptor behind a path drop_root rewrote, or -1.
@@ -230,7 +227,7 @@ host_call kernel_host::post(uint32_t op) {
   auto seq = ++seq_;
   auto t0 = steady_ns();
   control_->go.store(seq, std::memory_order_release);
-  futex_wake_all(control_->go);
+  futex_wake(control_->go);
   auto failed = wait_done(seq);
   auto t1 = steady_ns();
   if (!failed.empty()) {

@@ -451,9 +451,10 @@ int main(int argc, char** argv) {
   auto core = unwrap(devices::resolve_core(s.core), "core");
   auto task = sgemm_task(s.size);
   auto c = tiled("tiled", "ikj", 32, 256, 64);
-  std::printf("(i) %d evaluations of tiled ikj 32x256x64 at m=n=k=%lld on "
-              "core %d (stopping at >= %g s and a relative SE < %g), (ii) "
-              "each followed by a Google Benchmark round\n",
+  std::printf(
+    "(i) %d evaluations of tiled ikj 32x256x64 at m=n=k=%lld on core %d "
+    "(stopping at >= %g s and a relative SE of the median < %g), (ii) each "
+    "followed by a Google Benchmark round\n",
     s.evaluations, static_cast<long long>(s.size), core, s.timing.min_time_s,
     s.timing.max_rel_se);
   auto rep = repeatability(s, *dev, task, c, core);

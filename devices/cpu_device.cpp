@@ -83,12 +83,12 @@ std::string measurement_method(
            "sets fall short), floating inputs drawn anew at each pass; "
          + std::to_string(t.warmup)
          + " warm-up calls; stop at >= " + std::to_string(t.min_samples)
-         + " samples, " + short_number(t.min_time_s) + " s and relative SE < "
-         + short_number(t.max_rel_se) + ", or after "
-         + short_number(t.max_time_s) + " s; speedup of medians with a "
-         + "paired bootstrap 95% CI; " + isolation_note(r)
-         + "; hidden work counted " + hidden_work_count(r) + "; "
-         + kernel_user_note(r.kernel_uid);
+         + " samples, " + short_number(t.min_time_s)
+         + " s and relative SE of the median < " + short_number(t.max_rel_se)
+         + ", or after " + short_number(t.max_time_s)
+         + " s; speedup of medians with a paired bootstrap 95% CI; "
+         + isolation_note(r) + "; hidden work counted " + hidden_work_count(r)
+         + "; " + kernel_user_note(r.kernel_uid);
 }
 
 /// "peak ~X GFLOP/s, ~Y GB/s", the figures the speed-of-light gate uses.

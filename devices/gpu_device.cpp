@@ -43,8 +43,9 @@ std::string measurement_method(const timing_options& t, const std::string& b) {
          + "baseline and candidate interleaved in random order; inputs "
          + "drawn anew every round; " + std::to_string(t.warmup)
          + " warm-up calls; stop at >= " + std::to_string(t.min_samples)
-         + " samples and relative SE < " + short_number(t.max_rel_se)
-         + ", or after " + short_number(t.max_time_s)
+         + " samples and relative SE of the median < "
+         + short_number(t.max_rel_se) + ", or after "
+         + short_number(t.max_time_s)
          + " s; speedup of medians with a paired bootstrap 95% CI";
 }
 

@@ -21,7 +21,8 @@ struct timing_options {
   double min_time_s = 0.5;
   /// Seconds of sampling after which a workload stops regardless.
   double max_time_s = 10;
-  /// Stop once the relative standard error of the candidate mean is below.
+  /// Stop once the relative standard error of the candidate's median is
+  /// below this (devices/stopping_rule.hpp).
   double max_rel_se = 0.01;
   /// Random input sets (secret seeds) checked against the reference.
   uint32_t check_seeds = 5;

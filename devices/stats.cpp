@@ -47,6 +47,23 @@ double relative_standard_error(const std::vector<double>& xs) {
   return stddev(xs) / std::sqrt(static_cast<double>(xs.size())) / m;
 }
 
+double median_relative_standard_error(std::vector<double> xs) {
+  if (xs.size() < 2)
+    return INFINITY;
+  std::sort(xs.begin(), xs.end());
+  auto n = static_cast<double>(xs.size());
+  auto middle = (n - 1) / 2;
+  auto half = 0.98 * std::sqrt(n);
+  auto lo = static_cast<size_t>(std::max(0.0, std::floor(middle - half)));
+  auto hi = static_cast<size_t>(std::min(n - 1, std::ceil(middle + half)));
+  auto m = (xs[static_cast<size_t>(std::floor(middle))]
+             + xs[static_cast<size_t>(std::ceil(middle))])
+           / 2;
+  if (!(m > 0))
+    return INFINITY;
+  return (xs[hi] - xs[lo]) / (4 * 0.98) / m;
+}
+
 sample_summary summarize(const std::vector<double>& xs) {
   sample_summary result;
   if (xs.empty())

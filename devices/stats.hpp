@@ -47,6 +47,15 @@ double stddev(const std::vector<double>& xs);
 /// the mean is 0.
 double relative_standard_error(const std::vector<double>& xs);
 
+/// Returns the standard error of the median divided by the median, without
+/// assuming a distribution: the order statistics at ranks n/2 +- 0.98 sqrt(n)
+/// bound the median's 95 % confidence interval, and a quarter of their
+/// distance over 0.98 (= 1.96 / 2) is the standard error. For normal
+/// samples it is about 1.25 x relative_standard_error; a few samples far
+/// out, which move a mean and its standard error, barely move it.
+/// Infinity if n < 2 or the median is not above 0.
+double median_relative_standard_error(std::vector<double> xs);
+
 /// Summarises `xs`.
 sample_summary summarize(const std::vector<double>& xs);
 

@@ -12,9 +12,10 @@
 #include <chrono>
 #include <cmath>
 
-#include "devices/gpu_runner/gpu_harness.hpp"
 #include "actors/protocol/error.hpp"
+#include "devices/gpu_runner/gpu_harness.hpp"
 #include "devices/runner/checks.hpp"
+#include "devices/stopping_rule.hpp"
 
 namespace eat::devices {
 
@@ -178,24 +179,6 @@ std::string check_round(
   return {};
 }
 
-bool sampling_done(const timing_options& t, const std::vector<int64_t>& xs,
-  double elapsed) {
-  if (elapsed >= t.max_time_s)
-    return true;
-  if (xs.size() < t.min_samples || elapsed < t.min_time_s || xs.size() < 2)
-    return false;
-  double sum = 0;
-  double sq = 0;
-  for (auto x : xs) {
-    sum += static_cast<double>(x);
-    sq += static_cast<double>(x) * static_cast<double>(x);
-  }
-  auto n = static_cast<double>(xs.size());
-  auto mean = sum / n;
-  auto var = std::max(0.0, (sq - n * mean * mean) / (n - 1));
-  return mean > 0 && std::sqrt(var / n) / mean < t.max_rel_se;
-}
-
 /// Median of `xs` (copied).
 double median_of(std::vector<int64_t> xs) {
   std::sort(xs.begin(), xs.end());
@@ -233,6 +216,7 @@ timing_outcome time_gpu_workload(
         return fail(eval_status::runtime_error, "warm-up: " + t.error);
   }
   std::vector<int64_t> candidate_wall;
+  stopping_rule rule{ctx.timing};
   auto start = std::chrono::steady_clock::now();
   for (size_t round = 0; round < max_rounds; ++round) {
     auto& set = (*sets)[round % sets->size()];
@@ -261,7 +245,7 @@ timing_outcome time_gpu_workload(
     auto elapsed
       = std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
-    if (sampling_done(ctx.timing, result.candidate_ns, elapsed))
+    if (rule.done(cand.event_ns, elapsed))
       break;
   }
   return verify_timed(w, p, *sets, gen, candidate_wall, std::move(result),

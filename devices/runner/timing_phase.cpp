@@ -11,6 +11,7 @@
 #include "devices/runner/secrets.hpp"
 #include "devices/runner/timing_sets.hpp"
 #include "devices/stats.hpp"
+#include "devices/stopping_rule.hpp"
 
 namespace eat::devices {
 
@@ -124,27 +125,6 @@ timed_call time_one(const harness_context& ctx, kernel_role who,
   return {ns(t1 - t0), cpu1 - cpu0, ns(s1 - s0), {}};
 }
 
-/// Running mean and variance (Welford) of the candidate samples.
-struct running_stats {
-  uint64_t n = 0;
-  double mean = 0;
-  double m2 = 0;
-
-  void add(double x) {
-    ++n;
-    auto delta = x - mean;
-    mean += delta / static_cast<double>(n);
-    m2 += delta * (x - mean);
-  }
-
-  double relative_standard_error() const {
-    if (n < 2 || mean == 0)
-      return INFINITY;
-    return std::sqrt(m2 / static_cast<double>(n - 1))
-           / std::sqrt(static_cast<double>(n)) / mean;
-  }
-};
-
 /// One paired round: times baseline and candidate once each, on the sets
 /// the schedule gives them (timing_sets.hpp), in an order drawn from `gen`.
 /// Returns {baseline, candidate}.
@@ -217,16 +197,6 @@ void take_off_overhead(
       x = std::max<int64_t>(1, x - overhead);
 }
 
-/// The stopping rule: the time cap, or enough samples and time with a
-/// candidate mean that is known precisely enough.
-bool sampling_done(
-  const timing_options& t, const running_stats& stats, double elapsed) {
-  if (elapsed >= t.max_time_s)
-    return true;
-  return stats.n >= t.min_samples && elapsed >= t.min_time_s
-         && stats.relative_standard_error() < t.max_rel_se;
-}
-
 /// Checks what the timed calls left behind: processes, threads, the CPU
 /// time gate, guard zones and the outputs of the last (partial) block.
 /// `other` is other_cpu_now() before the warm-up.
@@ -269,7 +239,7 @@ timing_outcome time_workload(
         return fail(call.status, std::move(call.error));
   }
   rng gen{derive_seed(workload_seed, order_stream)};
-  running_stats stats;
+  stopping_rule rule{ctx.timing};
   std::vector<double> empty_ns;
   auto start = std::chrono::steady_clock::now();
   for (size_t round = 0; round < max_rounds; ++round) {
@@ -294,11 +264,10 @@ timing_outcome time_workload(
     result.candidate_ns.push_back(cand.wall_ns);
     result.candidate_wall_ns += cand.span_ns;
     result.candidate_cpu_ns += cand.cpu_ns;
-    stats.add(static_cast<double>(cand.wall_ns));
     auto elapsed
       = std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
-    if (sampling_done(ctx.timing, stats, elapsed))
+    if (rule.done(cand.wall_ns, elapsed))
       break;
   }
   result = verify_timed(ctx, p, w, sets, other, std::move(result));

@@ -75,9 +75,10 @@ TEST_CASE("a result records source hash, device, compiler, seed and times") {
                                 "caches where the sets fall short), "
                                 "floating inputs drawn anew at each "
                                 "pass"));
-  CHECK(contains(result.method, "1 warm-up calls; stop at >= 3 samples, "
-                                "0.01 s and relative SE < 0.01, or after "
-                                "0.2 s"));
+  CHECK(contains(result.method,
+    "1 warm-up calls; stop at >= 3 samples, "
+    "0.01 s and relative SE of the median < 0.01, or after "
+    "0.2 s"));
 }
 
 TEST_CASE("the same candidate on the same seed compiles once") {

@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "devices/rng.hpp"
 #include "devices/stats.hpp"
 
 using namespace eat::devices;
@@ -28,6 +29,42 @@ TEST_CASE("mean, standard deviation and relative standard error") {
         == Approx(std::sqrt(32.0 / 7.0) / std::sqrt(8.0) / 5.0));
   CHECK(stddev({3}) == 0.0);
   CHECK(relative_standard_error({3}) == 0.0);
+}
+
+TEST_CASE("the median's relative standard error comes from the order "
+          "statistics around it") {
+  // n = 9: ranks 4 +- 0.98 * 3 = 1.06 .. 6.94, widened to 1 and 7 (values
+  // 2 and 8); the median is 5.
+  std::vector<double> xs{9, 1, 8, 2, 7, 3, 6, 4, 5};
+  CHECK(median_relative_standard_error(xs) == Approx((8.0 - 2.0) / 3.92 / 5));
+  CHECK(std::isinf(median_relative_standard_error({3})));
+  CHECK(std::isinf(median_relative_standard_error({0, 0, 0})));
+}
+
+TEST_CASE("on normal samples the median's relative standard error is about "
+          "1.25 times the mean's") {
+  rng gen{3};
+  std::vector<double> xs;
+  for (int i = 0; i < 4000; ++i) {
+    // Box-Muller: a normal deviate from two uniform ones.
+    auto u = 1 - gen.uniform();
+    auto v = gen.uniform();
+    auto z = std::sqrt(-2 * std::log(u)) * std::cos(2 * M_PI * v);
+    xs.push_back(1000 + 30 * z);
+  }
+  auto ratio = median_relative_standard_error(xs) / relative_standard_error(xs);
+  CHECK(ratio > 1.1);
+  CHECK(ratio < 1.45);
+}
+
+TEST_CASE("a few samples far out barely move the median's relative standard "
+          "error, where they raise the mean's many times") {
+  rng gen{4};
+  std::vector<double> xs;
+  for (int i = 0; i < 400; ++i)
+    xs.push_back(i % 25 == 24 ? 2700 : 1000 + gen.uniform(-30, 30));
+  CHECK(relative_standard_error(xs) > 0.01);
+  CHECK(median_relative_standard_error(xs) < 0.003);
 }
 
 TEST_CASE("a summary gives median, mean, min, p20, p80 and CV") {

@@ -476,13 +476,18 @@ config read_sections(const toml::table& root, const fs::path& file,
   cfg.builtin = read_builtin(section(root, "agents.builtin",
     {"strategy", "tokens_per_proposal", "explore_rounds"}, out));
   cfg.store = read_store(section(root, "store", {"map_size_mib"}, out));
-  auto cpu = read_cpu(section(root, "devices.cpu",
+  auto cpu_section = section(root, "devices.cpu",
     {"slots", "cores", "compiler", "flags", "compile_timeout_s",
       "eval_timeout_s", "address_space_mib", "run_as", "kernel_processes"},
-    out));
+    out);
+  auto cpu = read_cpu(cpu_section);
   cfg.cpu_slots = cpu.slots;
   cfg.cpu_cores = std::move(cpu.cores);
   cfg.cpu = std::move(cpu.options);
+  // A model's or a CLI agent's kernels are untrusted code: unless the
+  // section says otherwise, each runs in a confined process of its own.
+  if (cfg.agent_backend != "builtin" && !cpu_section.has("kernel_processes"))
+    cfg.cpu.kernel_processes = true;
   for (auto [name, gpu] : {std::pair{"devices.cuda", &cfg.cuda},
                            std::pair{"devices.hip", &cfg.hip}})
     *gpu = read_gpu(section(root, name,

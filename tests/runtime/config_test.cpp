@@ -118,7 +118,7 @@ TEST_CASE("GPU devices stop sampling at a relative standard error of 0.5 % "
 }
 
 TEST_CASE("[devices.cpu] kernel_processes runs kernels in processes of "
-          "their own, off unless set") {
+          "their own, off for the builtin agents unless set") {
   auto plain = eat::parse_config(run_ok, test_file);
   REQUIRE(plain);
   CHECK_FALSE(plain->cpu.kernel_processes);
@@ -130,6 +130,29 @@ TEST_CASE("[devices.cpu] kernel_processes runs kernels in processes of "
     run_ok + "[devices.cpu]\nkernel_processes = \"yes\"\n", test_file);
   REQUIRE_FALSE(bad);
   CHECK_THAT(eat::render(bad.error()), Catch::Contains("kernel_processes"));
+}
+
+TEST_CASE("[devices.cpu] kernel_processes is on for the kernels of http and "
+          "cli agents unless the section turns it off") {
+  const std::string http
+    = run_ok + "[agents]\nbackend = \"http\"\n[agents.http]\nmodel = \"m\"\n";
+  const std::string cli = run_ok
+                          + "[agents]\nbackend = \"cli\"\n[agents.cli]\n"
+                            "preset = \"claude\"\n";
+  for (const auto& agents : {http, cli}) {
+    INFO(agents);
+    auto plain = eat::parse_config(agents, test_file);
+    REQUIRE(plain);
+    CHECK(plain->cpu.kernel_processes);
+    auto off = eat::parse_config(
+      agents + "[devices.cpu]\nkernel_processes = false\n", test_file);
+    REQUIRE(off);
+    CHECK_FALSE(off->cpu.kernel_processes);
+    auto other
+      = eat::parse_config(agents + "[devices.cpu]\nslots = 1\n", test_file);
+    REQUIRE(other);
+    CHECK(other->cpu.kernel_processes);
+  }
 }
 
 TEST_CASE("[devices.cuda] and [devices.hip] name the user GPU kernel code "

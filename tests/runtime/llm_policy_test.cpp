@@ -12,29 +12,11 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/actors/agent/replay_server.hpp"
+#include "tests/runtime/chat_reply.hpp"
 #include "tests/runtime/process.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace {
-
-/// An OpenAI chat completion whose message text is `content`.
-eat::test::recorded_response chat_answer(const std::string& content) {
-  nlohmann::json body = {
-    {"id", "chatcmpl-plan"},
-    {"object", "chat.completion"},
-    {"model", "planner-test"},
-    {"choices",
-     {{{"index", 0},
-       {"message", {{"role", "assistant"}, {"content", content}}},
-       {"finish_reason", "stop"}}}},
-    {"usage",
-     {{"prompt_tokens", 900}, {"completion_tokens", 60}, {"total_tokens", 960}}},
-  };
-  eat::test::recorded_response x;
-  x.headers = {{"Content-Type", "application/json"}};
-  x.body = body.dump();
-  return x;
-}
 
 /// A run of one team that reaches a plateau within a few evaluations: every
 /// window of 2 evaluations without a 95 % gain is one.
@@ -64,9 +46,10 @@ struct llm_run {
 llm_run run_with_first_answer(const std::string& first) {
   eat::test::temp_dir tmp;
   eat::test::replay_server server;
-  server.enqueue(chat_answer(first));
+  server.enqueue(eat::test::chat_reply(first, "planner-test"));
   for (int i = 0; i < 8; ++i)
-    server.enqueue(chat_answer("I would restructure the teams, probably."));
+    server.enqueue(eat::test::chat_reply(
+      "I would restructure the teams, probably.", "planner-test"));
   auto config = tmp.path() / "config.toml";
   write_config(config, tmp.path(), server.base_url());
   eat::test::child_process run{EAT_BINARY, {"run", config.string()}};

@@ -18,6 +18,7 @@ constexpr uint64_t min_flush_bytes = uint64_t{64} << 20;
 
 /// Loads the three entry points into `ctx`; returns the failure, if any.
 check_outcome load_into(gpu_context& ctx, const gpu_runner_request& req) {
+  steady_heap_for_kernels();
   auto loaded = load_entries(req.reference_so, ctx.k->reference_entry,
     req.baseline_so, req.candidate_so, ctx.gk->entry);
   if (loaded.status != eval_status::passed)

@@ -3,11 +3,17 @@
 #include <cstdlib>
 
 #include <dlfcn.h>
+#include <malloc.h>
 
 #include "devices/runner/checks.hpp"
 #include "devices/runner/drop_root.hpp"
 
 namespace eat::devices {
+
+void steady_heap_for_kernels() {
+  ::mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  ::mallopt(M_TRIM_THRESHOLD, 64 << 20);
+}
 
 entry_lookup load_entry(const std::string& path, const char* symbol) {
   void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);

@@ -26,6 +26,14 @@ struct entry_lookup {
 /// rewrote) and finds `symbol` in it.
 entry_lookup load_entry(const std::string& path, const char* symbol);
 
+/// Sets the process's heap up as a long-running program's ends up (glibc's
+/// dynamic limits at their maximum: blocks of up to 32 MiB come from the
+/// heap, which keeps up to 64 MiB free at its top), so that a kernel that
+/// allocates its buffers on every call is not charged page faults for
+/// them on every call, as a fresh process's heap did (docs/harness.md,
+/// "Kernel code's heap"). Called before any kernel is loaded.
+void steady_heap_for_kernels();
+
 /// The three entry points, or the status and detail of why not.
 struct loaded_entries {
   void* reference = nullptr;

@@ -122,6 +122,7 @@ int kernel_host_main(int argc, char** argv) {
     post_done(c, 1);
     return 0;
   }
+  steady_heap_for_kernels();
   auto entry = load_entry(argv[6], argv[7]);
   if (entry.fn == nullptr) {
     set_error(c, host_control::not_loaded, entry.error);

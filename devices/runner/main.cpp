@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "actors/protocol/wire.hpp"
+#include "devices/runner/entries.hpp"
 #include "devices/runner/harness.hpp"
 #include "devices/runner/kernel_host.hpp"
 #include "devices/runner/runner_pipes.hpp"
@@ -44,6 +45,7 @@ int main(int argc, char** argv) {
     {&req->reference_so, &req->baseline_so, &req->candidate_so});
   if (!sandbox.error.empty())
     runner_exit(program, 3, "cannot set up the sandbox: " + sandbox.error);
+  steady_heap_for_kernels();
   auto reply = run_request(*req);
   reply.network_isolated = sandbox.network_isolated;
   reply.pid_isolated = sandbox.pid_isolated;

@@ -4,9 +4,10 @@
 //
 // The median's standard error, not the mean's: the verdict rests on
 // medians, and rare stalls of the machine (on the development VM, a few
-// process switches of a few milliseconds every half second: docs/harness.md,
-// "Stopping rule") barely move it, where they keep a mean's standard error
-// above the bound until the cap.
+// process switches of a few milliseconds every half second with kernel
+// processes: docs/harness.md, "Stopping rule" and "Kernel processes")
+// barely move it, where they keep a mean's standard error above the bound
+// until the cap.
 //
 // Used by one thread.
 

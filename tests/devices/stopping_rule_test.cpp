@@ -4,7 +4,7 @@
 // median is below the bound, which rare far samples (stalls of the machine)
 // do not hold off as they hold off the mean's.
 
-#include <cmath>
+#include <algorithm>
 #include <vector>
 
 #include <catch2/catch.hpp>

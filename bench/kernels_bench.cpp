@@ -6,7 +6,13 @@
 // the best rmsnorm and softmax at >= 60 % of the memory-bandwidth bound.
 //
 //   cmake --build BUILD_DIR --target kernels_bench
-//   BUILD_DIR/bench/kernels_bench [--budget N] [TASK...]
+//   BUILD_DIR/bench/kernels_bench [--budget N] [--kernel-processes] [TASK...]
+//
+// --kernel-processes: the best instance is measured a second time with
+// each kernel in a process of its own ([devices.cpu] kernel_processes);
+// the figures "own process / runner" give how much slower that mode
+// measures it and the baseline (geometric means over workloads of the
+// ratios of medians), then its speedup there.
 //
 // The speed of light here uses the core's measured peaks (the probe of
 // devices/cpu_peak.hpp without its safety factor), probed on the device's
@@ -53,10 +59,11 @@ struct contender {
 };
 
 std::unique_ptr<devices::device> make_device(
-  const std::string& work_dir, bool quick) {
+  const std::string& work_dir, bool quick, bool kernel_processes = false) {
   devices::cpu_options opts;
   opts.runner_path = EAT_RUNNER_PATH;
   opts.work_dir = work_dir;
+  opts.kernel_processes = kernel_processes;
   if (quick) {
     opts.timing.check_seeds = 2;
     opts.timing.min_time_s = 0.1;
@@ -177,8 +184,31 @@ double geomean(size_t n, F f) {
   return n == 0 ? 0 : std::exp(log_sum / static_cast<double>(n));
 }
 
+/// With kernel processes (`own`), the best instance measured again there
+/// and its medians set against the runner's: `in_runner` and `in_own`.
+void compare_modes(const task_spec& task, const eval_result& in_runner,
+  const eval_result& in_own) {
+  if (in_own.status != eval_status::passed) {
+    bench::print_note("best instance in its own process: " + in_own.detail);
+    return;
+  }
+  auto n = task.workloads.size();
+  auto ratio = [&](auto median) {
+    return geomean(n, [&](size_t i) {
+      return in_own.workloads[i].*median / (in_runner.workloads[i].*median);
+    });
+  };
+  bench::print_figure(task.name + ": best, own process / runner",
+    ratio(&workload_result::candidate_median_ns), "x", "-", true);
+  bench::print_figure(task.name + ": baseline, own process / runner",
+    ratio(&workload_result::baseline_median_ns), "x", "-", true);
+  bench::print_figure(task.name + ": best speedup in its own process",
+    in_own.geomean_speedup, "x", "-", true);
+}
+
 void bench_task(const task_spec& task, devices::device& quick,
-  devices::device& full, uint32_t budget, int core, bench::tally& goals) {
+  devices::device& full, devices::device* own, uint32_t budget, int core,
+  bench::tally& goals) {
   std::printf("\n== %s (%zu workloads)\n", task.name.c_str(),
     task.workloads.size());
   auto found = search(task, quick, budget);
@@ -196,6 +226,11 @@ void bench_task(const task_spec& task, devices::device& quick,
   if (!task.expert_source.empty())
     cs.push_back(
       {"expert", evaluate(full, task, "expert", task.expert_source, 11)});
+  eval_result in_own;
+  if (own != nullptr) {
+    in_own = evaluate(*own, task, "best", found.source, 11);
+    cs.push_back({"own best", in_own});
+  }
   auto after = probe_peak(core);
   devices::cpu_peak peak{std::max(before.flops_per_s, after.flops_per_s),
     std::max(before.bytes_per_s, after.bytes_per_s)};
@@ -210,8 +245,11 @@ void bench_task(const task_spec& task, devices::device& quick,
     return;
   }
   auto n = task.workloads.size();
+  if (own != nullptr)
+    compare_modes(task, best, in_own);
   auto t_best = [&](size_t i) { return best.workloads[i].candidate_median_ns; };
-  if (cs.size() == 3 && cs[2].result.status == eval_status::passed) {
+  if (cs.size() >= 3 && cs[2].label == "expert"
+      && cs[2].result.status == eval_status::passed) {
     auto ratio = geomean(n, [&](size_t i) {
       return cs[2].result.workloads[i].candidate_median_ns / t_best(i);
     });
@@ -240,16 +278,21 @@ void bench_task(const task_spec& task, devices::device& quick,
 
 int main(int argc, char** argv) {
   uint32_t budget = 24;
+  bool kernel_processes = false;
   std::vector<std::string> names;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--budget" && i + 1 < argc) {
       budget = static_cast<uint32_t>(std::strtoul(argv[++i], nullptr, 10));
+    } else if (arg == "--kernel-processes") {
+      kernel_processes = true;
     } else if (!arg.empty() && arg[0] == '-') {
       std::fprintf(arg == "-h" || arg == "--help" ? stdout : stderr,
-        "usage: kernels_bench [--budget N] [TASK...]\n"
+        "usage: kernels_bench [--budget N] [--kernel-processes] [TASK...]\n"
         "  measures each CPU task's baseline, the best of N (default 24)\n"
-        "  template instances of a builtin search, and the expert library\n"
+        "  template instances of a builtin search, and the expert library;\n"
+        "  --kernel-processes measures the best again with each kernel in\n"
+        "  a process of its own\n"
         "  (docs/performance.md, \"kernels_bench\")\n");
       return arg == "-h" || arg == "--help" ? 0 : 2;
     } else {
@@ -262,6 +305,8 @@ int main(int argc, char** argv) {
   bench::scratch_dir work;
   auto quick = make_device(work.path().string(), true);
   auto full = make_device(work.path().string(), false);
+  auto own = kernel_processes ? make_device(work.path().string(), false, true)
+                              : nullptr;
   const int core = bench::must(devices::resolve_core(-1), "device core");
   auto peak = probe_peak(core);
   std::printf("kernels_bench on %s\nmeasured peaks: %.1f GFLOP/s, %.1f GB/s; "
@@ -272,7 +317,7 @@ int main(int argc, char** argv) {
   for (const auto& name : names) {
     auto task = bench::must(load_task(tasks_dir, name), "load task");
     if (task.backend == "cpu")
-      bench_task(task, *quick, *full, budget, core, goals);
+      bench_task(task, *quick, *full, own.get(), budget, core, goals);
   }
   std::printf("\n%d of %d goals met\n", goals.met, goals.figures);
   return goals.met == goals.figures ? 0 : 1;

@@ -30,6 +30,7 @@ harness_context make_context(
   ctx.memory_budget = (req.limits.address_space_mib << 20) / 4;
   ctx.rotation = plan_rotation(last_level_cache_bytes());
   if (req.kernel_processes) {
+    ctx.rotation = kernel_process_rotation(ctx.rotation);
     ctx.hash_key = random_secret_key();
     ctx.mask_key = random_secret_key();
   }

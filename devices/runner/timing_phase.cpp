@@ -212,7 +212,7 @@ timing_outcome time_workload(
   auto p = problem::make(*ctx.k, w, ctx.tol);
   result.set_bytes = p.set_bytes();
   auto sets = make_sets(p,
-    set_count(ctx.rotation.target_bytes, ctx.memory_budget, result.set_bytes,
+    set_count(rotation_span(ctx.rotation), ctx.memory_budget, result.set_bytes,
       set_footprint(p)),
     workload_seed);
   result.input_sets = static_cast<uint32_t>(sets.size());

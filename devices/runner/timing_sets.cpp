@@ -70,6 +70,17 @@ rotation_plan plan_rotation(uint64_t llc_bytes) {
   return {std::max(2 * llc_bytes, min_rotation_bytes), false};
 }
 
+uint64_t rotation_span(const rotation_plan& plan) {
+  return plan.span_bytes == 0 ? plan.target_bytes
+                              : std::min(plan.span_bytes, plan.target_bytes);
+}
+
+rotation_plan kernel_process_rotation(const rotation_plan& usual) {
+  auto plan = usual;
+  plan.span_bytes = std::min(rotation_span(usual), kernel_process_span_bytes);
+  return plan;
+}
+
 void flush_from_caches(const void* p, size_t bytes) {
 #if defined(__x86_64__)
   if (bytes == 0)

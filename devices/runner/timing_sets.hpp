@@ -67,7 +67,13 @@ struct rotation_plan {
   /// Flush each timed call's inputs from the caches just before it, because
   /// the rotation does not exceed twice the last-level cache.
   bool flush_inputs = false;
+  /// Bytes the sets span at most (0: target_bytes); a rotation cut short
+  /// of its target has its timed calls' inputs flushed (flushes).
+  uint64_t span_bytes = 0;
 };
+
+/// Bytes the sets of `plan` should span together: its span, or its target.
+uint64_t rotation_span(const rotation_plan& plan);
 
 /// Input sets rotate through at most this many bytes: drawing a GiB of
 /// inputs for every workload (a VM that reports its host's 508 MiB L3)
@@ -79,6 +85,20 @@ constexpr uint64_t max_rotation_bytes = uint64_t{128} << 20;
 /// max_rotation_bytes; otherwise max_rotation_bytes and a flush (and a
 /// flush when the cache's size is unknown). Pure.
 rotation_plan plan_rotation(uint64_t llc_bytes);
+
+/// Input sets span at most this many bytes when each kernel runs in a
+/// process of its own (kernel_process_rotation).
+constexpr uint64_t kernel_process_span_bytes = uint64_t{8} << 20;
+
+/// The plan with kernel processes: `usual` with its sets spanning at most
+/// kernel_process_span_bytes, so that a rotation cut short by it flushes
+/// the timed calls' inputs instead. Three address spaces take turns on the
+/// core then (the runner's and the two kernels'), and on the development VM
+/// a kernel's first touches of pages after a switch cost more the more
+/// memory the rotation spans: in its own process a packed sgemm measured
+/// 12 - 45 % slower than in the runner with 64 MiB of sets, about 6 - 11 %
+/// with 8 MiB and a flush (docs/harness.md, "Kernel processes"). Pure.
+rotation_plan kernel_process_rotation(const rotation_plan& usual);
 
 /// Writes back and evicts `bytes` at `p` from every cache level (clflush
 /// per line, then a fence; x86-64 only, a no-op elsewhere).

@@ -11,6 +11,7 @@
 #include "devices/compiler.hpp"
 #include "devices/cpu_device.hpp"
 #include "devices/runner/checks.hpp"
+#include "devices/runner/timing_sets.hpp"
 #include "devices/runner_client.hpp"
 #include "tests/devices/test_support.hpp"
 
@@ -28,16 +29,14 @@ std::string compile_or_fail(
   return result->so_path;
 }
 
-} // namespace
-
-TEST_CASE("the runner reports paired samples, its core, and input sets that "
-          "exceed 32 MiB together") {
-  auto dir = make_temp_dir();
-  auto comp = compiler::make("g++", (dir.path() / "cache").string(), 60);
+/// Runs a 40x24x16 sgemm, a tiled candidate against the naive baseline,
+/// with short timing, through eat-runner on `core`, in `dir` (its compile
+/// cache and the runner's scratch directory), as request 77.
+caf::expected<runner_outcome> run_small_sgemm(
+  const std::filesystem::path& dir, int core, bool kernel_processes) {
+  auto comp = compiler::make("g++", (dir / "cache").string(), 60);
   REQUIRE(comp);
   auto task = sgemm_task({gemm_workload(40, 24, 16)});
-  auto core = resolve_core(-1);
-  REQUIRE(core);
   runner_request req;
   req.nonce = 77;
   req.kind = task.kind;
@@ -51,14 +50,25 @@ TEST_CASE("the runner reports paired samples, its core, and input sets that "
   req.candidate_so
     = compile_or_fail(*comp, tiled_source("kij", 8, 8, 8), "c.cpp");
   req.seed = 5;
-  req.core = *core;
+  req.core = core;
   req.timing.warmup = 1;
   req.timing.min_samples = 5;
   req.timing.min_time_s = 0;
   req.timing.max_time_s = 0.2;
-  std::filesystem::create_directories(dir.path() / "scratch");
-  runner_launch launch{EAT_RUNNER_PATH, (dir.path() / "scratch").string(), 60};
-  auto out = run_runner(launch, req);
+  req.kernel_processes = kernel_processes;
+  std::filesystem::create_directories(dir / "scratch");
+  runner_launch launch{EAT_RUNNER_PATH, (dir / "scratch").string(), 60};
+  return run_runner(launch, req);
+}
+
+} // namespace
+
+TEST_CASE("the runner reports paired samples, its core, and input sets that "
+          "exceed 32 MiB together") {
+  auto dir = make_temp_dir();
+  auto core = resolve_core(-1);
+  REQUIRE(core);
+  auto out = run_small_sgemm(dir.path(), *core, false);
   REQUIRE(out);
   INFO(out->detail);
   REQUIRE(out->reply);
@@ -86,6 +96,24 @@ TEST_CASE("the runner reports paired samples, its core, and input sets that "
     w.candidate_cpu_ns, w.candidate_wall_ns, w.candidate_ns.size()));
   // The scratch directory is gone once run_runner returns.
   CHECK(std::filesystem::is_empty(dir.path() / "scratch"));
+}
+
+TEST_CASE("with kernel processes the runner's input sets span about 8 MiB "
+          "together") {
+  auto dir = make_temp_dir();
+  auto core = resolve_core(-1);
+  REQUIRE(core);
+  auto out = run_small_sgemm(dir.path(), *core, true);
+  REQUIRE(out);
+  INFO(out->detail);
+  REQUIRE(out->reply);
+  CHECK(out->reply->status == eval_status::passed);
+  CHECK(out->reply->kernel_processes);
+  REQUIRE(out->reply->workloads.size() == 1);
+  const auto& w = out->reply->workloads[0];
+  auto spanned = uint64_t{w.input_sets} * w.set_bytes;
+  CHECK(spanned >= kernel_process_span_bytes);
+  CHECK(spanned < kernel_process_span_bytes + w.set_bytes);
 }
 
 TEST_CASE("the runner refuses a request that does not decode, on stderr") {

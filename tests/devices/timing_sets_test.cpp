@@ -129,6 +129,25 @@ TEST_CASE("input sets rotate through twice the last-level cache up to "
   CHECK(unknown.flush_inputs);
 }
 
+TEST_CASE("with kernel processes input sets span at most 8 MiB, and a "
+          "rotation cut short by that has its timed calls' inputs flushed") {
+  constexpr uint64_t mib = uint64_t{1} << 20;
+  auto plan = kernel_process_rotation(plan_rotation(32 * mib));
+  CHECK(plan.target_bytes == 64 * mib);
+  CHECK_FALSE(plan.flush_inputs);
+  CHECK(rotation_span(plan) == 8 * mib);
+  // Sets of 1 MiB: eight of them, flushed.
+  auto count = set_count(rotation_span(plan), uint64_t{1} << 30, mib);
+  CHECK(count == 8);
+  CHECK(flushes(plan, count, mib));
+  // Sets of 40 MiB: two already exceed the target, and are not flushed.
+  count = set_count(rotation_span(plan), uint64_t{1} << 30, 40 * mib);
+  CHECK(count == 2);
+  CHECK_FALSE(flushes(plan, count, 40 * mib));
+  // Without kernel processes the span is the target.
+  CHECK(rotation_span(plan_rotation(32 * mib)) == 64 * mib);
+}
+
 TEST_CASE("flushing a buffer from the caches keeps its contents") {
   std::vector<float> xs(10'000);
   for (size_t i = 0; i < xs.size(); ++i)

@@ -96,7 +96,7 @@ constexpr uint64_t kernel_process_span_bytes = uint64_t{8} << 20;
 /// core then (the runner's and the two kernels'), and on the development VM
 /// a kernel's first touches of pages after a switch cost more the more
 /// memory the rotation spans: in its own process a packed sgemm measured
-/// 12 - 45 % slower than in the runner with 64 MiB of sets, about 6 - 11 %
+/// 12 - 45 % slower than in the runner with 64 MiB of sets, about 6 - 12 %
 /// with 8 MiB and a flush (docs/harness.md, "Kernel processes"). Pure.
 rotation_plan kernel_process_rotation(const rotation_plan& usual);
 

@@ -73,6 +73,11 @@ unpack_bundle() {
   fi
 }
 
+# The runners compile candidates with the nvcc on PATH.
+if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
+  export PATH="/usr/local/cuda/bin:$PATH"
+fi
+
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv || true
 
 if [ -n "${EAT_BUNDLE:-}" ]; then
@@ -89,14 +94,14 @@ fi
 
 step "2/4 GPU tests (ctest -L gpu)"
 ctest_log="${build_dir}/gpu-tests.log"
-ctest --test-dir "$build_dir" -L gpu --output-on-failure -V 2>&1 | tee "$ctest_log" \
+ctest --test-dir "$build_dir" -L gpu --timeout 300 --output-on-failure -V 2>&1 | tee "$ctest_log" \
   || fail "GPU tests"
 if grep -q "(Skipped)\|\*\*\*Skipped" "$ctest_log"; then
   fail "GPU tests were skipped: no CUDA GPU visible to the CUDA runtime"
 fi
 # (Not the GPU devices run on the CPU, devices/gpu/on_cpu/: CI runs them.)
 ctest --test-dir "$build_dir" -R "devices/gpu/" -E "devices/gpu/on_cpu/" \
-  -LE gpu --output-on-failure || fail "GPU device tests without label gpu"
+  -LE gpu --timeout 300 --output-on-failure || fail "GPU device tests without label gpu"
 
 step "3/4 eat devices --check, eat tasks check sgemm_cuda"
 "$build_dir/eat" devices --check || fail "eat devices --check"
@@ -112,7 +117,7 @@ step "4/4 short evolution: eat run configs/gpu-check.toml"
 run_log="${build_dir}/gpu-check-run.log"
 "$build_dir/eat" run configs/gpu-check.toml 2>&1 | tee "$run_log" \
   || fail "eat run configs/gpu-check.toml"
-run_dir=$(ls -td runs/gpu-check* 2>/dev/null | head -1)
+run_dir=$(ls -td runs/gpu-check* 2>/dev/null | head -1 || true)
 [ -n "$run_dir" ] || fail "no run directory under runs/"
 "$build_dir/eat" status "$run_dir" | tee "${build_dir}/gpu-check-status.log" \
   || fail "eat status $run_dir"

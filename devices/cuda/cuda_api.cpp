@@ -58,6 +58,7 @@ public:
         !why.empty())
       return why;
     identity_ = {p.name, uuid_text(p.uuid), static_cast<uint64_t>(p.l2CacheSize)};
+    persisting_l2_ = p.persistingL2CacheMaxSize > 0;
     // A blocking stream: a kernel launched on the legacy default stream
     // instead of the given one is still ordered between the two events.
     if (auto why = text("cudaStreamCreate", cudaStreamCreate(&stream_));
@@ -111,18 +112,33 @@ public:
     return text("uniform fill kernel launch", static_cast<cudaError_t>(rc));
   }
 
+  /// Resets what a kernel could have set to persist in L2: the persisting
+  /// lines, the set-aside size and the harness stream's access policy
+  /// window (which would otherwise carry over to the other kernel's
+  /// calls). A GPU with no persisting L2 (before sm_80; some MIG or vGPU
+  /// setups report none) has nothing to reset.
   std::string reset_persisting_l2() override {
+    if (!persisting_l2_)
+      return {};
+    auto tolerated = [](cudaError_t rc) {
+      if (rc != cudaErrorUnsupportedLimit && rc != cudaErrorNotSupported)
+        return rc;
+      cudaGetLastError();
+      return cudaSuccess;
+    };
     if (auto why = text("cudaCtxResetPersistingL2Cache",
-          cudaCtxResetPersistingL2Cache());
+          tolerated(cudaCtxResetPersistingL2Cache()));
         !why.empty())
       return why;
-    auto rc = cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0);
-    // GPUs without persisting L2 (before sm_80) do not support the limit.
-    if (rc == cudaErrorUnsupportedLimit) {
-      cudaGetLastError();
-      return {};
-    }
-    return text("cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0)", rc);
+    if (auto why = text("cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0)",
+          tolerated(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0)));
+        !why.empty())
+      return why;
+    cudaStreamAttrValue none{};
+    none.accessPolicyWindow.num_bytes = 0;
+    return text("cudaStreamSetAttribute(cudaStreamAttributeAccessPolicyWindow)",
+      tolerated(cudaStreamSetAttribute(
+        stream_, cudaStreamAttributeAccessPolicyWindow, &none)));
   }
 
   std::string record(int event) override {
@@ -159,6 +175,7 @@ private:
   nvml_clocks nvml_;
   gpu_identity identity_;
   cudaStream_t stream_ = nullptr;
+  bool persisting_l2_ = false;
   cudaEvent_t events_[2] = {nullptr, nullptr};
 };
 

@@ -49,12 +49,17 @@ struct timed_call {
   std::string error;
 };
 
-/// Flushes L2 with a value that changes every sample.
+/// Flushes L2 with a value that changes every sample. The persisting-L2
+/// reset comes first: cudaDeviceSetLimit may wait for the device, and
+/// after the flush it would leave the GPU idle when the start event is
+/// recorded, so that the host's launch of the kernel (microseconds) fell
+/// inside the timed interval. Queued behind the flush (~25 - 40 us on an
+/// H100 or H200), the start event and the launch reach the GPU before it
+/// gets to them.
 std::string flush_l2(const gpu_context& ctx, uint8_t value) {
-  if (auto why = ctx.api->fill_async(ctx.flush.get(), value, ctx.flush.bytes());
-      !why.empty())
+  if (auto why = ctx.api->reset_persisting_l2(); !why.empty())
     return why;
-  return ctx.api->reset_persisting_l2();
+  return ctx.api->fill_async(ctx.flush.get(), value, ctx.flush.bytes());
 }
 
 timed_call time_one(const gpu_context& ctx, void* fn, device_problem& buffers,

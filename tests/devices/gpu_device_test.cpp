@@ -70,6 +70,8 @@ TEST_CASE("the peak table knows the common data-centre GPUs") {
   REQUIRE(pcie);
   CHECK(pcie->model == "H100 PCIe");
   CHECK(tabled_peaks("NVIDIA H100 80GB HBM3")->model == "H100 SXM");
+  // "GH200" contains "H200": the Grace Hopper row must come first.
+  CHECK(tabled_peaks("NVIDIA GH200 480GB")->model == "GH200");
   CHECK(tabled_peaks("AMD Instinct MI300X")->bf16_flops == Approx(1307e12));
   CHECK_FALSE(tabled_peaks("NVIDIA GeForce GT 710"));
   CHECK(estimated_peak_flops(132, 1980000) > 67e12);

@@ -50,12 +50,12 @@ struct timed_call {
 };
 
 /// Flushes L2 with a value that changes every sample. The persisting-L2
-/// reset comes first: cudaDeviceSetLimit may wait for the device, and
-/// after the flush it would leave the GPU idle when the start event is
-/// recorded, so that the host's launch of the kernel (microseconds) fell
-/// inside the timed interval. Queued behind the flush (~25 - 40 us on an
-/// H100 or H200), the start event and the launch reach the GPU before it
-/// gets to them.
+/// reset comes first: after the flush, its host calls (and
+/// cudaDeviceSetLimit, if it waits for the device) could leave the GPU
+/// idle when the start event is recorded, so that the host's launch of
+/// the kernel (microseconds) fell inside the timed interval. Queued behind
+/// the flush (~25 - 40 us on an H100 or H200), the start event and the
+/// launch reach the GPU before it gets to them. Not yet measured on a GPU.
 std::string flush_l2(const gpu_context& ctx, uint8_t value) {
   if (auto why = ctx.api->reset_persisting_l2(); !why.empty())
     return why;

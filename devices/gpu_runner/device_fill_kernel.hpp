@@ -21,7 +21,10 @@ __global__ void uniform_fill_kernel(void* data, dtype t, size_t count, float lo,
   auto stride = static_cast<size_t>(gridDim.x) * blockDim.x;
   for (size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
        i < count; i += stride) {
-    float v = lo + scale * (__uint_as_float(uniform_bits(i, s0, s1)) - 1.0f);
+    // Rounded as the host rounds it (devices/kinds/uniform_fill.cpp): a
+    // product, then a sum, never contracted into one fused multiply-add.
+    float u = __uint_as_float(uniform_bits(i, s0, s1)) - 1.0f;
+    float v = __fadd_rn(lo, __fmul_rn(scale, u));
     switch (t) {
       case dtype::float32: static_cast<float*>(data)[i] = v; break;
       case dtype::float16:

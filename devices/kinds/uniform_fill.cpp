@@ -16,7 +16,9 @@ inline float unit(size_t i, uint32_t s0, uint32_t s1) {
 }
 
 // Vectorised with AVX2 where the processor has it (the default target,
-// SSE2, has no 32-bit multiply of vectors).
+// SSE2, has no 32-bit multiply of vectors). Neither target has a fused
+// multiply-add, so `lo + scale * u` rounds twice, as the GPU runners'
+// kernel rounds it (devices/gpu_runner/device_fill_kernel.hpp).
 __attribute__((target_clones("avx2", "default"))) void fill_float32(
   float* out, size_t n, float lo, float scale, uint32_t s0, uint32_t s1) {
   for (size_t i = 0; i < n; ++i)

@@ -145,10 +145,10 @@ public:
     return text("cudaEventRecord", cudaEventRecord(events_[event], stream_));
   }
 
-  caf::expected<float> elapsed_ms() override {
+  caf::expected<float> elapsed_ms(int from, int to) override {
     float ms = 0;
     if (auto why = text("cudaEventElapsedTime",
-          cudaEventElapsedTime(&ms, events_[0], events_[1]));
+          cudaEventElapsedTime(&ms, events_[from], events_[to]));
         !why.empty())
       return make_error(error::runner_failed, why);
     return ms;
@@ -176,7 +176,7 @@ private:
   gpu_identity identity_;
   cudaStream_t stream_ = nullptr;
   bool persisting_l2_ = false;
-  cudaEvent_t events_[2] = {nullptr, nullptr};
+  cudaEvent_t events_[3] = {nullptr, nullptr, nullptr};
 };
 
 } // namespace

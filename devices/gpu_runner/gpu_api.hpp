@@ -29,7 +29,7 @@ struct gpu_identity {
   uint64_t l2_bytes = 0;
 };
 
-/// A GPU runtime: device selection, memory, one stream, two timing events.
+/// A GPU runtime: device selection, memory, one stream, three timing events.
 class gpu_api {
 public:
   virtual ~gpu_api();
@@ -37,7 +37,7 @@ public:
   /// "cuda" or "hip".
   virtual const char* backend() const = 0;
 
-  /// Makes GPU `index` current and creates the stream and the two events.
+  /// Makes GPU `index` current and creates the stream and the three events.
   virtual std::string open(int index) = 0;
 
   /// Describes the GPU chosen with open().
@@ -65,11 +65,12 @@ public:
   /// no-op where the hardware has no persisting L2).
   virtual std::string reset_persisting_l2() = 0;
 
-  /// Records the start (0) or stop (1) event on the stream.
+  /// Records an event on the stream: the harness's are the start (0) and
+  /// stop (1) of a call and the start of the L2 flush before it (2).
   virtual std::string record(int event) = 0;
 
-  /// Milliseconds between the start and stop events (both complete).
-  virtual caf::expected<float> elapsed_ms() = 0;
+  /// Milliseconds from event `from` to event `to` (both complete).
+  virtual caf::expected<float> elapsed_ms(int from, int to) = 0;
 
   /// Waits until all work on the whole device is done, and reports any
   /// error a kernel left behind.

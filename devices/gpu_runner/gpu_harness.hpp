@@ -90,6 +90,22 @@ check_outcome check_gpu_workload(
 timing_outcome time_gpu_workload(
   const gpu_context& ctx, const workload& w, uint64_t workload_seed);
 
+/// Slack of outside_stream_work: host and driver latency a synchronise
+/// may add to a call of any length.
+constexpr double outside_stream_slack_ns = 100'000;
+
+/// Why the candidate's timed calls show work the events did not see
+/// (another stream, a host thread: it still delays the device-wide
+/// synchronise), or "". Medians over its timed calls: `events_ns` between
+/// the start and stop events; `wall_ns` on the host, from just before the
+/// start event was recorded until the device was idle; `flush_ns` of the
+/// L2 flush queued ahead of the start event, which may still have been
+/// running when `wall_ns` began and is taken off it (a 96 MiB flush takes
+/// ~330 us on a 300 GB/s GPU). Rejects when the events saw less than half
+/// of the rest, less the slack.
+std::string outside_stream_work(
+  double events_ns, double wall_ns, double flush_ns);
+
 /// Bytes written to flush an L2 cache of `l2_bytes`: at least twice it,
 /// and at least 64 MiB.
 uint64_t flush_bytes_for(uint64_t l2_bytes);

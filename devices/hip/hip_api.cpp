@@ -107,10 +107,10 @@ public:
     return text("hipEventRecord", hipEventRecord(events_[event], stream_));
   }
 
-  caf::expected<float> elapsed_ms() override {
+  caf::expected<float> elapsed_ms(int from, int to) override {
     float ms = 0;
     if (auto why = text("hipEventElapsedTime",
-          hipEventElapsedTime(&ms, events_[0], events_[1]));
+          hipEventElapsedTime(&ms, events_[from], events_[to]));
         !why.empty())
       return make_error(error::runner_failed, why);
     return ms;
@@ -137,7 +137,7 @@ public:
 private:
   gpu_identity identity_;
   hipStream_t stream_ = nullptr;
-  hipEvent_t events_[2] = {nullptr, nullptr};
+  hipEvent_t events_[3] = {nullptr, nullptr, nullptr};
 };
 
 } // namespace

@@ -399,3 +399,30 @@ TEST_CASE("device buffers follow the problem's layout: one per input, "
   REQUIRE(same);
   CHECK(*same);
 }
+
+TEST_CASE("the GPU harness rejects a call whose device stays busy long after "
+          "its stop event") {
+  // 20 us between the events, 2 ms until the device was idle: work on
+  // another stream or a host thread that the events did not time.
+  auto why = outside_stream_work(20'000, 2'000'000, 30'000);
+  CHECK_THAT(why, Catch::Contains("work outside the timed stream"));
+  CHECK_THAT(why, Catch::Contains("the events saw 20000 ns"));
+  CHECK_THAT(why, Catch::Contains("took 1970000 ns"));
+}
+
+TEST_CASE("the GPU harness does not count the L2 flush before a call as work "
+          "outside the timed stream") {
+  // A 5 us kernel behind a 96 MiB flush on a 300 GB/s GPU (~330 us) that
+  // had barely started when the host recorded the start event.
+  CHECK(outside_stream_work(5'000, 340'000, 330'000).empty());
+  // Counted, the same call would have been rejected.
+  CHECK_FALSE(outside_stream_work(5'000, 340'000, 0).empty());
+  // A flush longer than the host's view of the call leaves nothing to judge.
+  CHECK(outside_stream_work(5'000, 100'000, 330'000).empty());
+}
+
+TEST_CASE("the GPU harness allows a synchronise some latency past the events") {
+  CHECK(outside_stream_work(1'000, 200'000, 0).empty());
+  CHECK(outside_stream_work(10'000'000, 20'000'000, 0).empty());
+  CHECK_FALSE(outside_stream_work(10'000'000, 20'300'000, 0).empty());
+}

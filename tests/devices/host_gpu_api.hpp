@@ -1,7 +1,7 @@
 // A gpu_api on host memory for the GPU harness's tests
 // (devices/gpu_runner/gpu_api.hpp is the seam): "device memory" is
 // aligned host memory, copies are memcpy, the stream is the calling thread
-// and the two events read the steady clock, so host functions with a GPU
+// and the three events read the steady clock, so host functions with a GPU
 // entry ABI run through the harness exactly as kernels would. Used in the
 // test process (backend "fake") and by the GPU runners on the CPU
 // (tests/devices/runner_on_cpu.cpp), one thread at a time.
@@ -75,8 +75,8 @@ public:
     events_[event] = std::chrono::steady_clock::now();
     return {};
   }
-  caf::expected<float> elapsed_ms() override {
-    return std::chrono::duration<float, std::milli>(events_[1] - events_[0])
+  caf::expected<float> elapsed_ms(int from, int to) override {
+    return std::chrono::duration<float, std::milli>(events_[to] - events_[from])
       .count();
   }
   std::string synchronize() override {
@@ -94,7 +94,7 @@ public:
 private:
   const char* backend_;
   long opened_by_ = -1;
-  std::chrono::steady_clock::time_point events_[2];
+  std::chrono::steady_clock::time_point events_[3];
 };
 
 } // namespace eat::devices::test

@@ -3,13 +3,15 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
+#include <utility>
 
 #include <unistd.h>
 
 #include "actors/protocol/error.hpp"
 #include "devices/cpu_device.hpp"
+#include "devices/gpu_discovery.hpp"
 #include "devices/gpu_peaks.hpp"
-#include "devices/gpu_probe.hpp"
 #include "devices/gpu_runner/gpu_kind.hpp"
 #include "devices/gpu_runner_client.hpp"
 #include "devices/gpu_toolchain.hpp"
@@ -120,9 +122,14 @@ public:
   eval_result run(const task_spec& task, const candidate& c,
     const prepared& objects, uint64_t seed) override;
 
+  /// After a run whose runner answered (its kernels ran on the GPU and
+  /// it did not fail there), the GPU is known to be healthy; otherwise a
+  /// fresh runner runs a known kernel on it.
   std::string check_health() override {
-    auto health = setup_.backend == "cuda" ? check_cuda(setup_.info.index)
-                                           : check_hip(setup_.info.index);
+    if (std::exchange(answered_, false))
+      return {};
+    auto health
+      = check_gpu(setup_.backend, opts_.runner_path, setup_.info.index);
     return health.ok ? std::string{} : "health check failed: " + health.detail;
   }
 
@@ -136,6 +143,11 @@ private:
   gpu_setup setup_;
   device_caps caps_;
   std::string description_;
+  /// Whether the last run left the GPU known to be healthy: its runner
+  /// answered with no runtime error, or it did not use the GPU.
+  bool answered_ = false;
+  /// The NVIDIA device files, held open (CUDA only; see gpu_discovery.hpp).
+  std::shared_ptr<const void> initialised_ = keep_initialised(setup_.backend);
 };
 
 gpu_runner_request gpu_device::make_request(
@@ -168,11 +180,15 @@ eval_result gpu_device::run(const task_spec& task, const candidate& c,
     result.detail = std::move(detail);
     return std::move(result);
   };
-  if (objects.status != eval_status::passed)
+  if (objects.status != eval_status::passed) {
+    answered_ = true; // the GPU was not used
     return fail(objects.status, objects.detail);
+  }
   runner_launch launch{opts_.runner_path,
     (fs::path{opts_.work_dir} / "scratch").string(), opts_.eval_timeout_s};
   auto run = run_gpu_runner(launch, make_request(task, objects, seed));
+  answered_ = run && run->common.reply
+              && run->common.reply->status != eval_status::runtime_error;
   if (!run)
     return fail(eval_status::runtime_error,
       "cannot run the candidate: " + render(run.error()));
@@ -219,7 +235,7 @@ caf::expected<std::pair<cpu_peak, std::string>> device_peak(
     source = "model not in the table: FLOP/s estimated from SMs x clock";
   }
   if (opts.peak_bw_override <= 0) {
-    auto measured = measure_copy_bandwidth(backend, g.index);
+    auto measured = measure_copy_bandwidth(backend, opts.runner_path, g.index);
     if (!measured)
       return std::move(measured.error());
     auto copy = " a device-to-device copy measured "
@@ -254,8 +270,9 @@ double half_peak_flops(
 
 /// GPU `index` of `backend` and the runtime's versions.
 caf::expected<std::pair<gpu_info, std::string>> find_gpu(
-  const std::string& backend, const std::string& id, int index) {
-  auto probe = backend == "cuda" ? probe_cuda() : probe_hip();
+  const std::string& backend, const std::string& id, int index,
+  const std::string& runner) {
+  auto probe = probe_gpus(backend, runner);
   auto unavailable = [&](std::string why) {
     return make_error(error::device_unavailable,
       backend + " device " + id + ": " + std::move(why));
@@ -293,7 +310,7 @@ caf::expected<void> resolve_paths(const std::string& id, gpu_options& opts) {
 
 caf::expected<std::unique_ptr<device>> make_gpu_device(
   const std::string& backend, std::string id, int index, gpu_options opts) {
-  auto found = find_gpu(backend, id, index);
+  auto found = find_gpu(backend, id, index, opts.runner_path);
   if (!found)
     return std::move(found.error());
   return make_gpu_device_for(std::move(id), std::move(found->first),
@@ -355,7 +372,7 @@ caf::expected<std::vector<std::unique_ptr<device>>> make_gpu_devices(
       "unknown GPU backend '" + std::string{backend} + "'");
   auto indices = opts.gpus;
   if (indices.empty()) {
-    auto probe = backend == "cuda" ? probe_cuda() : probe_hip();
+    auto probe = probe_gpus(std::string{backend}, opts.runner_path);
     for (const auto& g : probe.devices)
       indices.push_back(g.index);
     if (indices.empty())

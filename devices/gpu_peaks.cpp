@@ -1,7 +1,5 @@
 #include "devices/gpu_peaks.hpp"
 
-#include "actors/protocol/error.hpp"
-
 namespace eat::devices {
 
 namespace {
@@ -58,27 +56,5 @@ double estimated_peak_flops(int multiprocessors, int clock_khz) {
   auto sms = multiprocessors > 0 ? multiprocessors : 256;
   return sms * clock_hz * 2 * 1024;
 }
-
-caf::expected<double> measure_copy_bandwidth(
-  std::string_view backend, int index) {
-  if (backend == "cuda")
-    return measure_cuda_copy_bandwidth(index);
-  if (backend == "hip")
-    return measure_hip_copy_bandwidth(index);
-  return make_error(error::invalid_config,
-    "unknown GPU backend '" + std::string{backend} + "'");
-}
-
-#if !EAT_HAVE_CUDA
-caf::expected<double> measure_cuda_copy_bandwidth(int) {
-  return make_error(error::device_unavailable, "eat was built without CUDA");
-}
-#endif
-
-#if !EAT_HAVE_HIP
-caf::expected<double> measure_hip_copy_bandwidth(int) {
-  return make_error(error::device_unavailable, "eat was built without HIP");
-}
-#endif
 
 } // namespace eat::devices

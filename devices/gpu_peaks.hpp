@@ -1,19 +1,16 @@
 // Peak rates of GPUs for the speed-of-light gate and the device's
-// capabilities: a table of vendor figures by model, and a short measurement
-// of device-to-device copy bandwidth that refines it (the GPU device takes
-// the lower bandwidth of the two). Table figures are dense (no sparsity),
-// boost clocks, per GPU (one GCD-pair package for MI250X).
-//
-// Pure lookups usable from any thread; the measurement runs a copy on the
-// GPU from the calling thread and may block on the driver.
+// capabilities: a table of vendor figures by model, which a short
+// measurement of device-to-device copy bandwidth refines
+// (measure_copy_bandwidth in devices/gpu_probe.hpp; the GPU device takes
+// the measured bandwidth where it beats the table's). Table figures are
+// dense (no sparsity), boost clocks, per GPU (one GCD-pair package for
+// MI250X). Pure lookups usable from any thread.
 
 #pragma once
 
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include <caf/expected.hpp>
 
 namespace eat::devices {
 
@@ -46,15 +43,5 @@ std::optional<gpu_peaks> tabled_peaks(std::string_view model);
 /// x 2 FLOP x 1024 (about a tensor-core rate), so that the gate never
 /// rejects a real kernel on an unknown GPU.
 double estimated_peak_flops(int multiprocessors, int clock_khz);
-
-/// Measures device-to-device copy bandwidth of GPU `index` of `backend`
-/// ("cuda" or "hip"), counting bytes read plus bytes written.
-caf::expected<double> measure_copy_bandwidth(
-  std::string_view backend, int index);
-
-/// Backend implementations (devices/cuda/cuda_bandwidth.cpp,
-/// devices/hip/hip_bandwidth.cpp).
-caf::expected<double> measure_cuda_copy_bandwidth(int index);
-caf::expected<double> measure_hip_copy_bandwidth(int index);
 
 } // namespace eat::devices

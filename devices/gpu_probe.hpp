@@ -1,10 +1,7 @@
-// What GPUs this machine has, per backend, and a health check that runs a
-// real kernel on one. Used by `eat devices`; the CUDA and HIP device backends
-// build on it. Each backend is compiled only when its toolkit was found at
-// configure time (cmake/Gpu.cmake); otherwise its functions report that eat
-// was built without it. No CUDA or HIP header is included here, so any layer
-// may include this file. Calls may block on the driver: not from actor
-// handlers that run on the cooperative scheduler.
+// What the GPU runtimes say about this machine's GPUs: the answers of
+// devices/gpu_discovery.hpp, which asks the backends' runners. Plain
+// values; no CUDA, HIP or CAF header, so that the runners' nvcc- and
+// hipcc-compiled probes include it too.
 
 #pragma once
 
@@ -47,11 +44,5 @@ struct gpu_health {
   /// What failed, e.g. "kernel launch: cudaErrorNoKernelImageForDevice".
   std::string detail;
 };
-
-gpu_probe_result probe_cuda();
-gpu_health check_cuda(int index);
-
-gpu_probe_result probe_hip();
-gpu_health check_hip(int index);
 
 } // namespace eat::devices

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <string>
 
+#include "devices/gpu_probe.hpp"
 #include "devices/runner_protocol.hpp"
 
 namespace eat::devices {
@@ -48,5 +49,27 @@ EAT_DESCRIBE(gpu_runner_reply, nonce, status, detail, workloads,
   network_isolated, pid_isolated, tasks_capped, core, kernel_uid,
   cgroup_cpu_time, kernel_processes, candidate_idle_cpu_ns,
   candidate_cpu_during_baseline_ns, gpu_name, gpu_notes, flush_bytes)
+
+/// What a GPU runner started with an option instead of a request writes
+/// on its fd 4 (devices/gpu_runner/gpu_service.hpp): `--probe` fills
+/// `probe`, `--health INDEX` fills `health`, `--bandwidth INDEX` fills
+/// `copy_bytes_per_s` or `error`. This is how eat learns about its GPUs
+/// without opening a GPU context of its own.
+struct gpu_service_reply {
+  /// The runner's backend, "cuda" or "hip".
+  std::string backend;
+  gpu_probe_result probe;
+  gpu_health health;
+  /// Device-to-device copy bandwidth, bytes read plus written a second.
+  double copy_bytes_per_s = 0;
+  /// Why the bandwidth could not be measured.
+  std::string error;
+};
+
+EAT_DESCRIBE(gpu_info, backend, index, name, arch, uuid, memory_bytes,
+  multiprocessors, clock_khz)
+EAT_DESCRIBE(gpu_probe_result, built, devices, versions, error)
+EAT_DESCRIBE(gpu_health, ok, detail)
+EAT_DESCRIBE(gpu_service_reply, backend, probe, health, copy_bytes_per_s, error)
 
 } // namespace eat::devices

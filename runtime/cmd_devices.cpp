@@ -10,7 +10,7 @@
 #include "devices/cpu_check.hpp"
 #include "devices/cpu_device.hpp"
 #include "devices/cpu_peak.hpp"
-#include "devices/gpu_probe.hpp"
+#include "devices/gpu_discovery.hpp"
 #include "devices/scratch_dir.hpp"
 #include "runtime/cli.hpp"
 #include "runtime/paths.hpp"
@@ -41,11 +41,11 @@ std::string gib(uint64_t bytes) {
 }
 
 /// Prints one backend; returns false when a health check failed.
-bool show(std::ostream& out, const std::string& backend,
-          const devices::gpu_probe_result& probe, bool check,
-          devices::gpu_health (*checker)(int)) {
+bool show(std::ostream& out, const std::string& backend, bool check) {
+  auto runner = (executable_dir() / ("eat-" + backend + "-runner")).string();
+  auto probe = devices::probe_gpus(backend, runner);
   out << backend << ": ";
-  if (probe.built)
+  if (!probe.versions.empty())
     out << probe.versions << ", ";
   out << probe.devices.size() << " device(s)";
   if (!probe.error.empty())
@@ -57,7 +57,7 @@ bool show(std::ostream& out, const std::string& backend,
         << ", " << gib(g.memory_bytes) << ", " << g.multiprocessors
         << " multiprocessors, " << g.clock_khz / 1000 << " MHz, " << g.uuid;
     if (check) {
-      auto h = checker(g.index);
+      auto h = devices::check_gpu(backend, runner, g.index);
       out << ", health check " << (h.ok ? "passed" : "FAILED: " + h.detail);
       healthy = healthy && h.ok;
     }
@@ -130,9 +130,8 @@ exit_code cmd_devices(const std::vector<std::string>& args, std::ostream& out) {
     auto peak = show_cpu_peak(out);
     ok = peak && show_cpu_path(out, *peak);
   }
-  ok = show(out, "cuda", devices::probe_cuda(), check, devices::check_cuda)
-       && ok;
-  ok = show(out, "hip", devices::probe_hip(), check, devices::check_hip) && ok;
+  ok = show(out, "cuda", check) && ok;
+  ok = show(out, "hip", check) && ok;
   return ok ? exit_code::ok : exit_code::failed;
 }
 

@@ -10,6 +10,7 @@
 #include "devices/cuda/nvml_clocks.hpp"
 #include "devices/gpu_runner/device_fill.hpp"
 #include "devices/gpu_runner/gpu_api.hpp"
+#include "devices/gpu_runner/gpu_service.hpp"
 
 namespace eat::devices {
 
@@ -47,6 +48,18 @@ public:
 
   const char* backend() const override {
     return "cuda";
+  }
+
+  gpu_probe_result probe() override {
+    return probe_cuda();
+  }
+
+  gpu_health check(int index) override {
+    return check_cuda(index);
+  }
+
+  caf::expected<double> copy_bandwidth(int index) override {
+    return measure_cuda_copy_bandwidth(index);
   }
 
   std::string open(int index) override {

@@ -1,11 +1,12 @@
-// CUDA side of measure_copy_bandwidth (devices/gpu_peaks.hpp): ten
+// CUDA side of measure_copy_bandwidth (devices/gpu_probe.hpp): ten
 // device-to-device copies of 256 MiB timed with events, after one untimed.
-// Runs in the calling process (the parent), on the CUDA runtime.
+// Runs in eat-cuda-runner --bandwidth INDEX (devices/gpu_runner/
+// gpu_service.hpp), on the CUDA runtime.
 
 #include <cuda_runtime.h>
 
 #include "actors/protocol/error.hpp"
-#include "devices/gpu_peaks.hpp"
+#include "devices/gpu_runner/gpu_service.hpp"
 
 namespace eat::devices {
 

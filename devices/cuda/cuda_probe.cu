@@ -1,5 +1,7 @@
 // CUDA side of gpu_probe.hpp: device discovery through the CUDA runtime
-// (cudart, never the stub libcuda) and a health-check kernel.
+// (cudart, never the stub libcuda) and a health-check kernel, run by
+// eat-cuda-runner --probe and --health INDEX (devices/gpu_runner/
+// gpu_service.hpp, which declares these functions).
 //
 // Without a driver, cudaGetDeviceCount returns cudaErrorInsufficientDriver
 // and leaves the count untouched (NOTES-LIBRARIES.md): the count starts at 0

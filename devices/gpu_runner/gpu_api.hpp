@@ -16,6 +16,7 @@
 
 #include <caf/expected.hpp>
 
+#include "devices/gpu_probe.hpp"
 #include "devices/kinds/dtype.hpp"
 
 namespace eat::devices {
@@ -36,6 +37,17 @@ public:
 
   /// "cuda" or "hip".
   virtual const char* backend() const = 0;
+
+  /// Every GPU the runtime sees, and its versions (`--probe`; no open()).
+  virtual gpu_probe_result probe() = 0;
+
+  /// Runs a known kernel on GPU `index` and checks its output
+  /// (`--health INDEX`; no open()).
+  virtual gpu_health check(int index) = 0;
+
+  /// Device-to-device copy bandwidth of GPU `index`, bytes read plus
+  /// written a second (`--bandwidth INDEX`; no open()).
+  virtual caf::expected<double> copy_bandwidth(int index) = 0;
 
   /// Makes GPU `index` current and creates the stream and the three events.
   virtual std::string open(int index) = 0;

@@ -6,20 +6,27 @@
 // Exit codes as eat-runner's: 0 after a complete reply; 2 if the request
 // cannot be read or decoded; 3 if the sandbox cannot be set up; 4 if the
 // reply cannot be written. Failures before the reply are explained on
-// stderr.
+// stderr. With an option (--probe, --health INDEX, --bandwidth INDEX) it
+// answers a question about the GPUs instead, unsandboxed since it runs
+// no kernel code but its own (devices/gpu_runner/gpu_service.hpp).
 
 #include <unistd.h>
 
 #include "actors/protocol/wire.hpp"
 #include "devices/gpu_runner/gpu_harness.hpp"
+#include "devices/gpu_runner/gpu_service.hpp"
 #include "devices/gpu_runner_protocol.hpp"
 #include "devices/runner/runner_pipes.hpp"
 #include "devices/runner/sandbox.hpp"
 
-int main() {
+int main(int argc, char** argv) {
   using namespace eat::devices;
   constexpr const char* program = "eat-gpu-runner";
   keep_only_protocol_fds();
+  if (is_gpu_service_call(argc)) {
+    auto api = make_gpu_api();
+    ::_exit(serve_gpu_question(*api, argc, argv));
+  }
   auto req = eat::wire::decode<gpu_runner_request>(read_request_bytes(program));
   if (!req)
     runner_exit(program, 2, "malformed request: " + eat::render(req.error()));

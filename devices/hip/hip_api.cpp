@@ -9,6 +9,7 @@
 #include "actors/protocol/error.hpp"
 #include "devices/gpu_runner/device_fill.hpp"
 #include "devices/gpu_runner/gpu_api.hpp"
+#include "devices/gpu_runner/gpu_service.hpp"
 
 namespace eat::devices {
 
@@ -33,6 +34,18 @@ public:
 
   const char* backend() const override {
     return "hip";
+  }
+
+  gpu_probe_result probe() override {
+    return probe_hip();
+  }
+
+  gpu_health check(int index) override {
+    return check_hip(index);
+  }
+
+  caf::expected<double> copy_bandwidth(int index) override {
+    return measure_hip_copy_bandwidth(index);
   }
 
   std::string open(int index) override {

@@ -1,11 +1,12 @@
-// HIP side of measure_copy_bandwidth (devices/gpu_peaks.hpp): ten
+// HIP side of measure_copy_bandwidth (devices/gpu_probe.hpp): ten
 // device-to-device copies of 256 MiB timed with events, after one untimed.
-// Runs in the calling process (the parent), on the HIP runtime.
+// Runs in eat-hip-runner --bandwidth INDEX (devices/gpu_runner/
+// gpu_service.hpp), on the HIP runtime.
 
 #include <hip/hip_runtime_api.h>
 
 #include "actors/protocol/error.hpp"
-#include "devices/gpu_peaks.hpp"
+#include "devices/gpu_runner/gpu_service.hpp"
 
 namespace eat::devices {
 

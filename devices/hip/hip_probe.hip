@@ -1,5 +1,7 @@
 // HIP side of gpu_probe.hpp: device discovery through the HIP runtime and a
-// health-check kernel. Compiled by hipcc with explicit --offload-arch values
+// health-check kernel, run by eat-hip-runner --probe and --health INDEX
+// (devices/gpu_runner/gpu_service.hpp, which declares these functions).
+// Compiled by hipcc with explicit --offload-arch values
 // (devices/CMakeLists.txt); with no GPU, hipGetDeviceCount returns
 // hipErrorNoDevice.
 

@@ -18,7 +18,6 @@
 #include "actors/agent/render.hpp"
 #include "actors/protocol/error.hpp"
 #include "devices/compiler.hpp"
-#include "devices/gpu_probe.hpp"
 #include "devices/gpu_runner/gpu_kind.hpp"
 #include "devices/gpu_runner_client.hpp"
 #include "devices/gpu_toolchain.hpp"
@@ -26,6 +25,7 @@
 #include "devices/rng.hpp"
 #include "devices/subprocess.hpp"
 #include "runtime/task_file.hpp"
+#include "tests/devices/gpu_support.hpp"
 #include "tests/devices/test_support.hpp"
 
 using namespace eat;
@@ -394,7 +394,7 @@ TEST_CASE("a GPU runner answers a definition request with a clear status") {
     REQUIRE(out);
     REQUIRE(out->reply);
     INFO(backend << ": " << out->reply->detail);
-    auto probe = backend == "cuda" ? probe_cuda() : probe_hip();
+    auto probe = probe_built(backend);
     if (probe.devices.empty()) {
       CHECK(out->reply->status == eval_status::runtime_error);
       CHECK_THAT(out->reply->detail, Catch::Contains("GPU 0 is unavailable"));

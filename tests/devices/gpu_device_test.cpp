@@ -41,11 +41,11 @@ void check_unavailable(const std::string& backend, const gpu_probe_result& p) {
 } // namespace
 
 TEST_CASE("without a CUDA GPU, making a CUDA device fails with the reason") {
-  check_unavailable("cuda", probe_cuda());
+  check_unavailable("cuda", probe_built("cuda"));
 }
 
 TEST_CASE("without a HIP GPU, making a HIP device fails with the reason") {
-  check_unavailable("hip", probe_hip());
+  check_unavailable("hip", probe_built("hip"));
 }
 
 TEST_CASE("an unknown GPU backend is a configuration error") {

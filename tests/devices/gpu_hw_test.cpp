@@ -14,7 +14,6 @@
 
 #include "actors/protocol/error.hpp"
 #include "devices/gpu_device.hpp"
-#include "devices/gpu_probe.hpp"
 #include "tests/devices/gpu_support.hpp"
 #include "tests/devices/test_support.hpp"
 
@@ -140,12 +139,12 @@ TEST_CASE("on a CUDA GPU timing is sane and the tiled kernel is faster") {
 
 TEST_CASE("on a CUDA GPU the runner of an eat that is not root works in a "
           "user namespace of its own") {
-  auto probe = probe_cuda();
+  auto probe = probe_built("cuda");
   REQUIRE(!probe.devices.empty());
   auto dir = make_temp_dir();
   auto opts = quick_gpu_options("cuda", dir);
-  // The stand-in for that eat uses no GPU runtime itself (this process
-  // has): the gate's peaks are given, not measured.
+  // The gate's peaks are given: the stand-in for that eat, a child of
+  // this process, starts no bandwidth probe.
   opts.peak_flops_override = 1e15;
   opts.peak_bw_override = 1e13;
   check_user_namespace_isolation(probe.devices[0], opts,

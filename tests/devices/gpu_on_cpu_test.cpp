@@ -14,6 +14,8 @@
 // namespaces of its own, and run by another user it makes them in a user
 // namespace of its own.
 
+#include <cstdlib>
+
 #include <pwd.h>
 #include <unistd.h>
 
@@ -290,4 +292,44 @@ TEST_CASE("CUDA and HIP devices on the CPU pass the GQA decode baseline and "
       {{"group_shared",
          {{"heads", "2"}, {"tile", "32"}, {"warps", "8"}, {"lanes", "32"}}},
         {"warp_split", {{"heads", "8"}, {"warps", "4"}}}});
+}
+
+TEST_CASE("GPU devices on the CPU are found, measured and checked through "
+          "their runners") {
+  for (const std::string backend : {"cuda", "hip"}) {
+    INFO(backend);
+    auto dir = make_temp_dir();
+    auto opts = options_on_cpu(backend, dir, 120);
+    opts.peak_bw_override = 0; // measured by `runner --bandwidth 0`
+    auto made = make_gpu_devices(backend, opts);
+    INFO((made ? std::string{} : render(made.error())));
+    REQUIRE(made);
+    REQUIRE(made->size() == 1);
+    auto& dev = *made->front();
+    CHECK(dev.id() == backend + "0");
+    CHECK(dev.caps().identity == "FAKE-0");
+    CHECK(dev.caps().peak_bytes_per_s > 1e8);
+    CHECK_THAT(dev.description(),
+      Catch::Contains("host memory runtime")
+        && Catch::Contains("a device-to-device copy measured"));
+    CHECK(dev.check_health().empty());
+    ::setenv("EAT_TEST_GPU_UNHEALTHY", "the fake GPU fell off the bus", 1);
+    auto broken = dev.check_health();
+    ::unsetenv("EAT_TEST_GPU_UNHEALTHY");
+    CHECK(broken == "health check failed: the fake GPU fell off the bus");
+  }
+}
+
+TEST_CASE("after a run whose runner answered, a GPU device's health check "
+          "starts no runner; the next one does") {
+  auto dir = make_temp_dir();
+  auto dev = device_on_cpu("cuda", dir);
+  auto task = small_sgemm("cuda");
+  check_timed(evaluate(*dev, task, task.baseline_source));
+  ::setenv("EAT_TEST_GPU_UNHEALTHY", "broken after the run", 1);
+  auto after_run = dev->check_health();
+  auto next = dev->check_health();
+  ::unsetenv("EAT_TEST_GPU_UNHEALTHY");
+  CHECK(after_run.empty());
+  CHECK(next == "health check failed: broken after the run");
 }

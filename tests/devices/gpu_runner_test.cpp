@@ -6,9 +6,9 @@
 #include <catch2/catch.hpp>
 
 #include "actors/protocol/error.hpp"
-#include "devices/gpu_probe.hpp"
 #include "devices/gpu_runner_client.hpp"
 #include "devices/subprocess.hpp"
+#include "tests/devices/gpu_support.hpp"
 #include "tests/devices/test_support.hpp"
 
 using namespace eat;
@@ -20,16 +20,15 @@ namespace {
 struct runner_case {
   const char* backend;
   const char* path;
-  gpu_probe_result (*probe)();
 };
 
 std::vector<runner_case> built_runners() {
   std::vector<runner_case> result;
 #if EAT_TEST_HAVE_CUDA
-  result.push_back({"cuda", EAT_CUDA_RUNNER_PATH, probe_cuda});
+  result.push_back({"cuda", EAT_CUDA_RUNNER_PATH});
 #endif
 #if EAT_TEST_HAVE_HIP
-  result.push_back({"hip", EAT_HIP_RUNNER_PATH, probe_hip});
+  result.push_back({"hip", EAT_HIP_RUNNER_PATH});
 #endif
   return result;
 }
@@ -87,7 +86,7 @@ TEST_CASE("a GPU runner reports a GPU it cannot use, or a missing kernel") {
     REQUIRE(out);
     REQUIRE(out->reply);
     INFO(out->reply->detail);
-    if (r.probe().devices.empty()) {
+    if (probe_built(r.backend).devices.empty()) {
       CHECK(out->reply->status == eval_status::runtime_error);
       CHECK_THAT(out->reply->detail, Catch::Contains("GPU 0 is unavailable"));
     } else {

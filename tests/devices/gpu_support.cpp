@@ -71,11 +71,18 @@ extern "C" int eat_gemm(const float* a, const float* b, float* c, int64_t m,
 )";
 }
 
+std::string built_runner(const std::string& backend) {
+  return backend == "cuda" ? EAT_CUDA_RUNNER_PATH : EAT_HIP_RUNNER_PATH;
+}
+
+gpu_probe_result probe_built(const std::string& backend) {
+  return probe_gpus(backend, built_runner(backend));
+}
+
 gpu_options quick_gpu_options(
   const std::string& backend, const scratch_dir& work_dir) {
   gpu_options opts;
-  opts.runner_path
-    = backend == "cuda" ? EAT_CUDA_RUNNER_PATH : EAT_HIP_RUNNER_PATH;
+  opts.runner_path = built_runner(backend);
   opts.work_dir = work_dir.path().string();
   opts.eval_timeout_s = 120;
   opts.timing.warmup = 2;
@@ -165,7 +172,7 @@ bool skip_without_cuda_gpu(int argc, char** argv) {
   for (int i = 1; i < argc; ++i)
     if (std::strncmp(argv[i], "--list", 6) == 0)
       return false;
-  auto probe = probe_cuda();
+  auto probe = probe_built("cuda");
   if (!probe.devices.empty())
     return false;
   std::printf("skipped: no CUDA GPU (%s)\n", probe.error.c_str());

@@ -9,6 +9,7 @@
 
 #include "actors/protocol/task.hpp"
 #include "devices/gpu_device.hpp"
+#include "devices/gpu_discovery.hpp"
 #include "devices/scratch_dir.hpp"
 
 namespace eat::devices::test {
@@ -32,6 +33,12 @@ std::string cuda_gemm_kernel(const std::string& body);
 /// printing why) when there is none and the program is not just listing its
 /// tests; the program then exits 77, which CTest reports as skipped.
 bool skip_without_cuda_gpu(int argc, char** argv);
+
+/// The built runner of `backend` ("cuda" or "hip").
+std::string built_runner(const std::string& backend);
+
+/// The GPUs of `backend` as its built runner sees them.
+gpu_probe_result probe_built(const std::string& backend);
 
 /// Options for quick runs: the built runner of `backend`, few samples.
 gpu_options quick_gpu_options(

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include <unistd.h>
 
@@ -31,6 +32,43 @@ public:
   }
   const char* backend() const override {
     return backend_;
+  }
+  /// One GPU, index 0, the one open() accepts.
+  gpu_probe_result probe() override {
+    gpu_probe_result out;
+    out.built = true;
+    out.versions = "host memory runtime";
+    gpu_info g;
+    g.backend = backend_;
+    g.name = "host memory";
+    g.arch = std::string{backend_} == "hip" ? "gfx90a" : "sm_90";
+    g.uuid = "FAKE-0";
+    g.memory_bytes = uint64_t{1} << 30;
+    g.multiprocessors = 1;
+    out.devices.push_back(g);
+    return out;
+  }
+  /// Healthy unless EAT_TEST_GPU_UNHEALTHY is set in the environment (how
+  /// a test breaks the GPU of a runner it starts).
+  gpu_health check(int index) override {
+    if (index != 0)
+      return {false, "no such fake GPU"};
+    if (const char* why = std::getenv("EAT_TEST_GPU_UNHEALTHY"))
+      return {false, why};
+    return {true, ""};
+  }
+  /// Measured: copies of 16 MiB of host memory, read plus written.
+  caf::expected<double> copy_bandwidth(int index) override {
+    if (index != 0)
+      return make_error(error::device_unavailable, "no such fake GPU");
+    constexpr size_t bytes = size_t{16} << 20;
+    std::vector<char> src(bytes, 1);
+    std::vector<char> dst(bytes);
+    auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < 4; ++i)
+      std::memcpy(dst.data(), src.data() + (i & 1), bytes - 1);
+    std::chrono::duration<double> s = std::chrono::steady_clock::now() - start;
+    return 2.0 * 4 * (bytes - 1) / s.count();
   }
   std::string open(int index) override {
     opened_by_ = static_cast<long>(::getuid());

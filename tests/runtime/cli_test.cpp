@@ -348,6 +348,31 @@ TEST_CASE("eat devices lists the CPU and says for each GPU backend what it "
   CHECK(eat_cli({"devices", "extra"}).code == exit_code::usage);
 }
 
+TEST_CASE("eat asks its GPU runners about the GPUs, naming the runner it "
+          "looked for where there is none") {
+  // In this test program, eat's commands run from the tests' directory.
+  auto r = eat_cli({"devices"});
+  INFO(r.out);
+  CHECK_THAT(r.out, Catch::Contains("cuda: 0 device(s) (")
+                      && Catch::Contains("hip: 0 device(s) ("));
+  CHECK_THAT(r.out, Catch::Contains("eat-cuda-runner'")
+                      || Catch::Contains("built without CUDA"));
+}
+
+TEST_CASE("eat links no GPU runtime, so that it starts on machines without "
+          "one") {
+  eat::test::child_process ldd{"/usr/bin/ldd", {EAT_BINARY}};
+  std::string out;
+  int status = ldd.finish(out);
+  INFO(out);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK_THAT(out, Catch::Contains("libc.so"));
+  CHECK_THAT(out, !Catch::Contains("libcudart") && !Catch::Contains("libcuda.")
+                    && !Catch::Contains("libamdhip64")
+                    && !Catch::Contains("libnvidia-ml"));
+}
+
 TEST_CASE("eat devices --check measures the CPU's peaks behind the "
           "speed-of-light gate, and evaluates a small sgemm through "
           "eat-runner, saying how its sandbox isolated it") {

@@ -25,9 +25,9 @@ if [ ! -f "$build_dir/CMakeCache.txt" ]; then
 fi
 grep -q "^EAT_ENABLE_CUDA:BOOL=ON" "$build_dir/CMakeCache.txt" \
   || fail "$build_dir is not configured with EAT_ENABLE_CUDA=ON"
-programs=(eat eat-runner eat-cuda-runner)
-tests=(eat_gpu_hw_tests eat_gpu_definition_hw_tests eat_gpu_device_tests
-       eat_gpu_definition_tests eat_gpu_tests)
+source scripts/gpu-targets.sh
+programs=("${gpu_programs[@]}")
+tests=("${gpu_tests[@]}")
 cmake --build "$build_dir" -j "$(nproc)" --target "${programs[@]}" "${tests[@]}" \
   || fail "build failed"
 [ -x "$build_dir/eat-cuda-runner" ] || fail "no eat-cuda-runner: nvcc not found?"

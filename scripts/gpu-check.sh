@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Checks eat on a machine with an NVIDIA GPU, in under 8 minutes:
-#   1. configure and build with CUDA (build-gpu-check/ unless EAT_BUILD_DIR),
+#   1. configure and build with CUDA (build-gpu-check/ unless EAT_BUILD_DIR)
+#      what the later steps run (scripts/gpu-targets.sh),
 #   2. run the GPU tests (ctest -L gpu; a skipped test is a failure here):
 #      the sgemm_cuda device tests and the definition task gemm_n4096_k4096
 #      (its naive baseline on all 6 workloads, a wrong kernel, a write past
@@ -89,7 +90,9 @@ cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DEAT_ENABLE_CUDA=ON \
   >"${build_dir}.configure.log" 2>&1 || { cat "${build_dir}.configure.log"; fatal "configure"; }
 grep -q "eat: CUDA backend ON" "${build_dir}.configure.log" \
   || fatal "CMake did not find nvcc (see ${build_dir}.configure.log)"
-cmake --build "$build_dir" -j "$(nproc)" || fatal "build"
+source scripts/gpu-targets.sh
+cmake --build "$build_dir" -j "$(nproc)" \
+  --target "${gpu_programs[@]}" "${gpu_tests[@]}" || fatal "build"
 fi
 
 step "2/4 GPU tests (ctest -L gpu)"

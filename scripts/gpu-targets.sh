@@ -1,0 +1,8 @@
+# What scripts/gpu-check.sh runs, which it builds or scripts/gpu-bundle.sh
+# bundles (sourced by both): programs in the build folder, and test
+# programs in its tests/devices/ (the runners on the CPU answer
+# tests/devices/gpu_probe_test.cpp's questions).
+gpu_programs=(eat eat-runner eat-cuda-runner)
+gpu_tests=(eat_gpu_hw_tests eat_gpu_definition_hw_tests eat_gpu_device_tests
+           eat_gpu_definition_tests eat_gpu_tests
+           eat-test-cuda-runner-on-cpu eat-test-hip-runner-on-cpu)

@@ -268,11 +268,10 @@ double half_peak_flops(
   return std::max(peak.flops_per_s, table ? table->bf16_flops : 0.0);
 }
 
-/// GPU `index` of `backend` and the runtime's versions.
+/// GPU `index` of `backend` in `probe`, and the runtime's versions.
 caf::expected<std::pair<gpu_info, std::string>> find_gpu(
   const std::string& backend, const std::string& id, int index,
-  const std::string& runner) {
-  auto probe = probe_gpus(backend, runner);
+  const gpu_probe_result& probe) {
   auto unavailable = [&](std::string why) {
     return make_error(error::device_unavailable,
       backend + " device " + id + ": " + std::move(why));
@@ -309,8 +308,9 @@ caf::expected<void> resolve_paths(const std::string& id, gpu_options& opts) {
 }
 
 caf::expected<std::unique_ptr<device>> make_gpu_device(
-  const std::string& backend, std::string id, int index, gpu_options opts) {
-  auto found = find_gpu(backend, id, index, opts.runner_path);
+  const std::string& backend, std::string id, int index, gpu_options opts,
+  const gpu_probe_result& probe) {
+  auto found = find_gpu(backend, id, index, probe);
   if (!found)
     return std::move(found.error());
   return make_gpu_device_for(std::move(id), std::move(found->first),
@@ -357,12 +357,14 @@ caf::expected<std::unique_ptr<device>> make_gpu_device_for(
 
 caf::expected<std::unique_ptr<device>> make_cuda_device(
   std::string id, int index, gpu_options opts) {
-  return make_gpu_device("cuda", std::move(id), index, std::move(opts));
+  auto probe = probe_gpus("cuda", opts.runner_path);
+  return make_gpu_device("cuda", std::move(id), index, std::move(opts), probe);
 }
 
 caf::expected<std::unique_ptr<device>> make_hip_device(
   std::string id, int index, gpu_options opts) {
-  return make_gpu_device("hip", std::move(id), index, std::move(opts));
+  auto probe = probe_gpus("hip", opts.runner_path);
+  return make_gpu_device("hip", std::move(id), index, std::move(opts), probe);
 }
 
 caf::expected<std::vector<std::unique_ptr<device>>> make_gpu_devices(
@@ -370,9 +372,10 @@ caf::expected<std::vector<std::unique_ptr<device>>> make_gpu_devices(
   if (backend != "cuda" && backend != "hip")
     return make_error(error::invalid_config,
       "unknown GPU backend '" + std::string{backend} + "'");
+  // One probe for all of them: each is a runner started.
+  auto probe = probe_gpus(std::string{backend}, opts.runner_path);
   auto indices = opts.gpus;
   if (indices.empty()) {
-    auto probe = probe_gpus(std::string{backend}, opts.runner_path);
     for (const auto& g : probe.devices)
       indices.push_back(g.index);
     if (indices.empty())
@@ -382,7 +385,7 @@ caf::expected<std::vector<std::unique_ptr<device>>> make_gpu_devices(
   std::vector<std::unique_ptr<device>> result;
   for (auto index : indices) {
     auto dev = make_gpu_device(std::string{backend},
-      std::string{backend} + std::to_string(index), index, opts);
+      std::string{backend} + std::to_string(index), index, opts, probe);
     if (!dev)
       return std::move(dev.error());
     result.push_back(std::move(*dev));

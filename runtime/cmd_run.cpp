@@ -65,6 +65,24 @@ caf::expected<config> with_overrides(const config& cfg, const parsed_args& a) {
   return parse_config(*text, cfg.file);
 }
 
+/// Refuses a configuration with no device for `task`'s backend (nor a sim
+/// device, which takes any task), before a run directory is made: every
+/// candidate would be rejected.
+caf::expected<void> check_task_devices(
+  const config& cfg, const task_spec& task) {
+  const auto& b = task.backend;
+  if (cfg.sim.count > 0 || (b == "cpu" && cfg.cpu_slots > 0)
+      || (b == "cuda" && cfg.cuda.enabled) || (b == "hip" && cfg.hip.enabled))
+    return {};
+  auto why = "task " + task.name + " runs on " + b
+             + " only, and the configuration makes no " + b + " device";
+  if (b == "cuda" || b == "hip")
+    why += " (set enabled = true in [devices." + b + "])";
+  else if (b == "cpu")
+    why += " ([devices.cpu] slots = 0)";
+  return make_error(error::invalid_config, why);
+}
+
 } // namespace
 
 exit_code cmd_run(const std::vector<std::string>& args, std::ostream& out) {
@@ -93,6 +111,8 @@ exit_code cmd_run(const std::vector<std::string>& args, std::ostream& out) {
   if (!task)
     return fail(task.error());
   if (auto ok = check_agent_backend(*cfg); !ok)
+    return fail(ok.error());
+  if (auto ok = check_task_devices(*cfg, *task); !ok)
     return fail(ok.error());
   auto dir = run_dir::create(
     cfg->run.root, cfg->run.name, cfg->text, a.options["run-dir"]);

@@ -166,6 +166,27 @@ std::string pool_name(const std::vector<std::shared_ptr<devices::device>>& devs)
   return out;
 }
 
+/// Why no device of `devs` can evaluate `task`, or "": the device pool
+/// gives a task to the devices of its backend, or else to sim devices
+/// (actors/device_pool.cpp), and rejects every candidate where there are
+/// neither, which would spend the whole budget on rejections.
+std::string no_device_for(const task_spec& task,
+  const std::vector<std::shared_ptr<devices::device>>& devs) {
+  std::string ids;
+  for (const auto& d : devs) {
+    if (auto kind = d->caps().kind; kind == task.backend || kind == "sim")
+      return {};
+    ids += (ids.empty() ? "" : ", ") + d->id();
+  }
+  auto why = "no " + task.backend + " device for task " + task.name
+             + ", which runs on " + task.backend + " only (this run's devices: "
+             + (ids.empty() ? "none" : ids) + ")";
+  if (task.backend == "cuda" || task.backend == "hip")
+    why += "; see the warning above, or enable [devices." + task.backend
+           + "] in the configuration";
+  return why;
+}
+
 /// The compile targets of the devices that evaluate `task` (those of its
 /// backend), for the builtin tuner's constraints (docs/tasks.md).
 std::vector<target_facts> targets_of(const task_spec& task,
@@ -265,6 +286,11 @@ exit_code run_session(
   if (!devs) {
     out << "eat: cannot set up the devices: " << render(devs.error()) << "\n";
     return exit_code_for(devs.error());
+  }
+  if (auto why = no_device_for(in.task, *devs); !why.empty()) {
+    out << "eat: " << why << "\ncontinue with: eat resume "
+        << dir.path().string() << " where there is one\n";
+    return exit_code::failed;
   }
   print_header(out, dir, in, *devs);
   caf::actor_system_config sys_cfg;

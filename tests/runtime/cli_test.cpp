@@ -83,6 +83,39 @@ TEST_CASE("a run whose agents cannot work fails at once, saying what is "
   CHECK_FALSE(std::filesystem::exists(tmp.path() / "runs"));
 }
 
+TEST_CASE("a run whose task has no device of its backend is refused before "
+          "it starts, or stops at once where that device is not usable") {
+  eat::test::temp_dir tmp;
+  auto write = [&](const std::string& devices) {
+    auto file = tmp.path() / "config.toml";
+    std::ofstream{file} << "[run]\ntask = \"sgemm_cuda\"\ntasks_dir = \""
+                        << EAT_SOURCE_DIR << "/kernels\"\nroot = \""
+                        << (tmp.path() / "runs").string()
+                        << "\"\nmax_evaluations = 4\n"
+                        << devices;
+    return file.string();
+  };
+  auto off = eat_cli({"run", write("")});
+  CHECK(off.code == exit_code::invalid_input);
+  CHECK_THAT(off.out,
+    Catch::Contains("task sgemm_cuda runs on cuda only, and the configuration "
+                    "makes no cuda device (set enabled = true in "
+                    "[devices.cuda])"));
+  CHECK_FALSE(std::filesystem::exists(tmp.path() / "runs"));
+  // Enabled, but its runner is not beside eat (eat's commands run from the
+  // tests' directory here): the run stops before any evaluation.
+  auto unusable = eat_cli({"run",
+    write("[devices.cpu]\nslots = 0\n[devices.cuda]\nenabled = true\n")});
+  INFO(unusable.out);
+  CHECK(unusable.code == exit_code::failed);
+  CHECK_THAT(unusable.out, Catch::Contains("warning: no cuda device: "));
+  CHECK_THAT(unusable.out,
+    Catch::Contains("eat: no cuda device for task sgemm_cuda, which runs on "
+                    "cuda only (this run's devices: none)")
+      && Catch::Contains("continue with: eat resume "));
+  CHECK_THAT(unusable.out, !Catch::Contains("[1/4]"));
+}
+
 TEST_CASE("a run loads its task with run.workloads, and a workloads file "
           "that cannot be read stops it before it starts") {
   eat::test::temp_dir tmp;

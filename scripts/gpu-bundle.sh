@@ -22,18 +22,23 @@ if [ ! -f "$build_dir/CMakeCache.txt" ]; then
   cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DEAT_ENABLE_HIP=OFF \
     -DEAT_CUDA_ARCHITECTURES="${EAT_CUDA_ARCHITECTURES:-90}" \
     || fail "configure failed"
+else
+  # Again, keeping its cache: targets added since must exist in it.
+  cmake -S . -B "$build_dir" >/dev/null || fail "configure failed"
 fi
 grep -q "^EAT_ENABLE_CUDA:BOOL=ON" "$build_dir/CMakeCache.txt" \
   || fail "$build_dir is not configured with EAT_ENABLE_CUDA=ON"
 source scripts/gpu-targets.sh
 programs=("${gpu_programs[@]}")
 tests=("${gpu_tests[@]}")
-cmake --build "$build_dir" -j "$(nproc)" --target "${programs[@]}" "${tests[@]}" \
+cmake --build "$build_dir" -j "$(nproc)" \
+  --target "${programs[@]}" "${tests[@]}" "${gpu_benches[@]}" \
   || fail "build failed"
 [ -x "$build_dir/eat-cuda-runner" ] || fail "no eat-cuda-runner: nvcc not found?"
 
 files=(CMakeCache.txt DartConfiguration.tcl "${programs[@]}")
 for t in "${tests[@]}"; do files+=("tests/devices/$t"); done
+for b in "${gpu_benches[@]}"; do files+=("bench/$b"); done
 while IFS= read -r f; do files+=("${f#"$build_dir"/}"); done < <(
   find "$build_dir" -path "$build_dir/CMakeFiles" -prune -o \
     \( -name CTestTestfile.cmake -o -name '*_include-*.cmake' \
@@ -43,7 +48,8 @@ while IFS= read -r f; do files+=("${f#"$build_dir"/}"); done < <(
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/$build_dir/bundle-lib"
-for p in "${programs[@]}" "${tests[@]/#/tests/devices/}"; do
+for p in "${programs[@]}" "${tests[@]/#/tests/devices/}" \
+         "${gpu_benches[@]/#/bench/}"; do
   ldd "$build_dir/$p" | awk '/=> \//{print $1, $3}'
 done | sort -u | while read -r name path; do
   case "$name" in

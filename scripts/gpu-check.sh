@@ -15,7 +15,8 @@
 # clocks, per-workload baseline and candidate times, best speedup, CV,
 # gemm_n4096_k4096's cuBLAS expert against its naive baseline, and how the
 # runner of an eat that is not root isolated kernels on the GPU (its user
-# namespace: tests/devices/gpu_hw_test.cpp).
+# namespace: tests/devices/gpu_hw_test.cpp), and what switching processes
+# costs on the host CPU (bench/process_switch_bench.cpp).
 # Any failure stops the script with a non-zero exit status; with
 # EAT_KEEP_GOING=1 the later steps still run and the status is non-zero at
 # the end (for a machine lent for a few minutes only).
@@ -92,7 +93,8 @@ grep -q "eat: CUDA backend ON" "${build_dir}.configure.log" \
   || fatal "CMake did not find nvcc (see ${build_dir}.configure.log)"
 source scripts/gpu-targets.sh
 cmake --build "$build_dir" -j "$(nproc)" \
-  --target "${gpu_programs[@]}" "${gpu_tests[@]}" || fatal "build"
+  --target "${gpu_programs[@]}" "${gpu_tests[@]}" "${gpu_benches[@]}" \
+  || fatal "build"
 fi
 
 step "2/4 GPU tests (ctest -L gpu)"
@@ -134,6 +136,11 @@ grep -E "user namespace check" "$ctest_log" || true
 grep -E "gemm_n4096_k4096 (cuBLAS expert|tiled|tensor_core)" "$ctest_log" || true
 grep -E "_cuda (kv_shared|warp_split|group_shared|block_row|warp_row|block_online) " "$ctest_log" || true
 grep -iE "speedup|median|cv|best|SM [0-9]+ MHz" "${build_dir}/gpu-check-status.log" || true
+# What kernel processes would cost on this host's CPU (docs/performance.md,
+# "process_switch_bench"); a figure, not a check.
+if [ -x "$build_dir/bench/process_switch_bench" ]; then
+  "$build_dir/bench/process_switch_bench" --rounds 1 --calls 8 2>/dev/null || true
+fi
 elapsed=$(( $(date +%s) - start ))
 [ "$elapsed" -le 480 ] || fail "took ${elapsed} s, more than 8 minutes"
 [ "$failures" -eq 0 ] || { echo "gpu-check: $failures failures in ${elapsed} s" >&2; exit 1; }

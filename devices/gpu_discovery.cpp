@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <filesystem>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <string_view>
@@ -160,17 +161,19 @@ caf::expected<double> measure_copy_bandwidth(
     error::device_unavailable, "copy bandwidth probe: " + std::move(a.why));
 }
 
-std::shared_ptr<const void> keep_initialised(const std::string& backend) {
+std::shared_ptr<const void> keep_initialised(
+  const std::string& backend, const std::string& dev_dir) {
   if (backend != "cuda")
     return nullptr;
   static std::mutex mutex;
-  static std::weak_ptr<std::vector<unique_fd>> shared;
+  static std::map<std::string, std::weak_ptr<std::vector<unique_fd>>> held;
   std::lock_guard<std::mutex> guard{mutex};
+  auto& shared = held[dev_dir];
   if (auto files = shared.lock())
     return files;
   auto files = std::make_shared<std::vector<unique_fd>>();
   std::error_code ec;
-  for (const auto& entry : fs::directory_iterator{"/dev", ec}) {
+  for (const auto& entry : fs::directory_iterator{dev_dir, ec}) {
     auto name = entry.path().filename().string();
     auto digits
       = std::string_view{name}.substr(std::min<size_t>(6, name.size()));

@@ -44,7 +44,9 @@ caf::expected<double> measure_copy_bandwidth(
 /// otherwise tear a GPU down when its last runner exits, and the next one
 /// would pay the 1 - 3 s of setting it up again). Opens no context. One
 /// set of files for all callers; files that cannot be opened are skipped.
-/// For other backends: nothing to hold (null).
-std::shared_ptr<const void> keep_initialised(const std::string& backend);
+/// For other backends: nothing to hold (null). `dev_dir`: where the
+/// device files are (another folder in tests).
+std::shared_ptr<const void> keep_initialised(
+  const std::string& backend, const std::string& dev_dir = "/dev");
 
 } // namespace eat::devices

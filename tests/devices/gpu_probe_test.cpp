@@ -9,6 +9,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <fstream>
 
 #include <sys/stat.h>
@@ -175,4 +176,53 @@ TEST_CASE("a runner given an option it does not know says how to call it") {
   REQUIRE(bare);
   CHECK(bare->status.code == 2);
   CHECK_THAT(bare->output, Catch::Contains("--bandwidth takes one GPU index"));
+}
+
+namespace {
+
+/// How many of this process's open files are in `dir`.
+int files_open_in(const std::filesystem::path& dir) {
+  int n = 0;
+  for (const auto& fd : std::filesystem::directory_iterator{"/proc/self/fd"}) {
+    std::error_code ec;
+    auto target = std::filesystem::read_symlink(fd.path(), ec);
+    n += !ec && target.parent_path() == dir;
+  }
+  return n;
+}
+
+} // namespace
+
+TEST_CASE("CUDA devices hold the GPUs' device files open, and only those, "
+          "while any of them lives") {
+  auto dev = make_temp_dir();
+  for (auto name : {"nvidia0", "nvidia1", "nvidia12", "nvidiactl", "nvidia-uvm",
+         "nvidia-modeset", "nvidia", "nvidia0x"})
+    std::ofstream{dev.path() / name};
+  auto dir = std::filesystem::canonical(dev.path());
+  auto first = keep_initialised("cuda", dir.string());
+  REQUIRE(first != nullptr);
+  CHECK(files_open_in(dir) == 3);
+  auto second = keep_initialised("cuda", dir.string());
+  CHECK(second == first);
+  CHECK(files_open_in(dir) == 3);
+  first.reset();
+  CHECK(files_open_in(dir) == 3);
+  second.reset();
+  CHECK(files_open_in(dir) == 0);
+  auto again = keep_initialised("cuda", dir.string());
+  CHECK(files_open_in(dir) == 3);
+}
+
+TEST_CASE("HIP devices and machines without NVIDIA device files hold "
+          "nothing open") {
+  auto dev = make_temp_dir();
+  std::ofstream{dev.path() / "nvidia0"};
+  auto dir = std::filesystem::canonical(dev.path());
+  CHECK(keep_initialised("hip", dir.string()) == nullptr);
+  CHECK(files_open_in(dir) == 0);
+  auto empty = make_temp_dir();
+  auto none = keep_initialised("cuda", empty.path().string());
+  REQUIRE(none != nullptr);
+  CHECK(files_open_in(std::filesystem::canonical(empty.path())) == 0);
 }

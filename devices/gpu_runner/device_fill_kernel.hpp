@@ -23,6 +23,10 @@ __global__ void uniform_fill_kernel(void* data, dtype t, size_t count, float lo,
        i < count; i += stride) {
     // Rounded as the host rounds it (devices/kinds/uniform_fill.cpp): a
     // product, then a sum, never contracted into one fused multiply-add.
+    // nvcc keeps __fmul_rn and __fadd_rn apart; HIP's are the plain
+    // operators, which hipcc contracts unless compiled with
+    // -ffp-contract=off (its default, fast, ignores pragmas), as
+    // devices/CMakeLists.txt compiles the runners' HIP sources.
     float u = __uint_as_float(uniform_bits(i, s0, s1)) - 1.0f;
     float v = __fadd_rn(lo, __fmul_rn(scale, u));
     switch (t) {

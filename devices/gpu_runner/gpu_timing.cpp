@@ -1,6 +1,7 @@
 // The timing phase of one workload on a GPU (BENCHMARK-PROTOCOL.md
-// section 3). Each sample: poison the outputs, flush L2 (a memset of a
-// buffer >= 2x L2) and reset persisting L2, record the start event, call,
+// section 3). Each sample: poison the outputs, wait for the device to be
+// idle, reset persisting L2 and flush L2 (a memset of a buffer >= 2x L2)
+// behind event 2, record the start event, call,
 // record the stop event, synchronise the whole device; the sample is the
 // time between the events. Baseline and candidate alternate in random
 // order; inputs are drawn anew every round; every timed output is checked
@@ -86,9 +87,15 @@ timed_call time_one(const gpu_context& ctx, void* fn, device_problem& buffers,
   const problem_dims& dims, uint8_t flush_value) {
   timed_call t;
   auto& api = *ctx.api;
-  for (auto why : {buffers.poison(), flush_l2(ctx, flush_value)})
-    if (!why.empty())
-      return failed_call(why);
+  if (auto why = buffers.poison(); !why.empty())
+    return failed_call(why);
+  // The device idle before the flush: the round's redraw and the poison,
+  // queued ahead of it, are in neither the flush's time nor the host's
+  // time of the call.
+  if (auto why = api.synchronize(); !why.empty())
+    return failed_call("the device reported a fault: " + why);
+  if (auto why = flush_l2(ctx, flush_value); !why.empty())
+    return failed_call(why);
   auto s0 = std::chrono::steady_clock::now();
   auto cpu0 = process_cpu_ns();
   auto t0 = std::chrono::steady_clock::now();

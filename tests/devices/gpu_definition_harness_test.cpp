@@ -426,3 +426,66 @@ TEST_CASE("the GPU harness allows a synchronise some latency past the events") {
   CHECK(outside_stream_work(10'000'000, 20'000'000, 0).empty());
   CHECK_FALSE(outside_stream_work(10'000'000, 20'300'000, 0).empty());
 }
+
+namespace {
+
+/// The fake GPU, keeping what was queued on the device since it was last
+/// idle (synchronised), and what was queued when each start event was
+/// recorded.
+class queue_watching_api : public host_gpu_api {
+public:
+  std::vector<std::string> queued;
+  std::vector<std::string> at_start;
+
+  std::string to_device(void* dst, const void* src, size_t bytes) override {
+    queued.push_back("copy");
+    return host_gpu_api::to_device(dst, src, bytes);
+  }
+  std::string fill_async(void* ptr, int value, size_t bytes) override {
+    queued.push_back("fill");
+    return host_gpu_api::fill_async(ptr, value, bytes);
+  }
+  std::string fill_uniform_async(void* ptr, dtype t, size_t count, double lo,
+    double hi, uint64_t seed) override {
+    queued.push_back("redraw");
+    return host_gpu_api::fill_uniform_async(ptr, t, count, lo, hi, seed);
+  }
+  std::string reset_persisting_l2() override {
+    queued.push_back("reset");
+    return host_gpu_api::reset_persisting_l2();
+  }
+  std::string record(int event) override {
+    if (event == 0) {
+      std::string seen;
+      for (const auto& q : queued)
+        seen += (seen.empty() ? "" : ", ") + q;
+      at_start.push_back(seen);
+    }
+    queued.push_back("event " + std::to_string(event));
+    return host_gpu_api::record(event);
+  }
+  std::string synchronize() override {
+    queued.clear();
+    return host_gpu_api::synchronize();
+  }
+};
+
+} // namespace
+
+TEST_CASE("the GPU harness records each start event with nothing queued "
+          "ahead of it but the L2 flush, which event 2 times") {
+  // Work queued before the flush (the round's input redraw, the poison of
+  // the outputs) would run in the host's time of the call and count as
+  // work outside the timed stream: the device must be idle before the
+  // flush.
+  fixture f;
+  queue_watching_api api;
+  auto req = f.request("definition", {mini_gemm(5, 6, 7)}, mini_reference,
+    mini_kernel(), mini_kernel());
+  auto reply = run_gpu_request(api, req);
+  INFO(reply.detail);
+  REQUIRE(reply.status == eval_status::passed);
+  REQUIRE(api.at_start.size() >= 2 * reply.workloads[0].candidate_ns.size());
+  for (const auto& seen : api.at_start)
+    CHECK(seen == "reset, event 2, fill");
+}

@@ -24,7 +24,7 @@ namespace eat::devices::test {
 
 /// A gpu_api on host memory: copies are memcpy, the stream is the calling
 /// thread, events read the steady clock.
-class host_gpu_api final : public gpu_api {
+class host_gpu_api : public gpu_api {
 public:
   /// A GPU of `backend` ("fake" in-process; "cuda" or "hip" in a runner).
   explicit host_gpu_api(const char* backend = "fake") : backend_(backend) {

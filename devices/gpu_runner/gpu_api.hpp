@@ -26,8 +26,9 @@ struct gpu_identity {
   std::string name;
   /// UUID ("GPU-...", CUDA) or PCI bus id (HIP).
   std::string identity;
-  /// Bytes of L2 cache.
-  uint64_t l2_bytes = 0;
+  /// Bytes of the last cache before memory: L2, or an AMD GPU's Infinity
+  /// Cache where it has one (amd_infinity_cache_bytes).
+  uint64_t cache_bytes = 0;
 };
 
 /// A GPU runtime: device selection, memory, one stream, three timing events.

@@ -76,7 +76,7 @@ check_outcome prepare_context(gpu_context& ctx, gpu_api& api,
                                           + " is " + id.identity
                                           + ", not the expected "
                                           + req.identity};
-  reply.flush_bytes = flush_bytes_for(id.l2_bytes);
+  reply.flush_bytes = flush_bytes_for(id.cache_bytes);
   auto flush = device_memory::make(api, reply.flush_bytes);
   if (!flush)
     return {eval_status::runtime_error,
@@ -105,8 +105,23 @@ struct unlock_when_done {
 
 } // namespace
 
-uint64_t flush_bytes_for(uint64_t l2_bytes) {
-  return std::max(2 * l2_bytes, min_flush_bytes);
+uint64_t flush_bytes_for(uint64_t cache_bytes) {
+  return std::max(2 * cache_bytes, min_flush_bytes);
+}
+
+uint64_t amd_infinity_cache_bytes(const std::string& arch) {
+  // AMD's specifications: CDNA 3 (MI300A, MI300X, MI325X) and CDNA 4
+  // (MI350X, MI355X) 256 MB; RDNA 2 - 4 by die, the largest model of each
+  // (RX 7900 XTX for Navi 31: 96 MB, the XT 80 MB).
+  static const std::pair<const char*, uint64_t> table[] = {{"gfx940", 256},
+    {"gfx941", 256}, {"gfx942", 256}, {"gfx950", 256}, {"gfx1030", 128},
+    {"gfx1031", 96}, {"gfx1032", 32}, {"gfx1034", 16}, {"gfx1100", 96},
+    {"gfx1101", 64}, {"gfx1102", 32}, {"gfx1200", 32}, {"gfx1201", 64}};
+  auto name = arch.substr(0, arch.find(':'));
+  for (const auto& [gfx, mib] : table)
+    if (name == gfx)
+      return mib << 20;
+  return 0;
 }
 
 void note_user_namespace(gpu_runner_reply& reply) {

@@ -106,8 +106,15 @@ constexpr double outside_stream_slack_ns = 100'000;
 std::string outside_stream_work(
   double events_ns, double wall_ns, double flush_ns);
 
-/// Bytes written to flush an L2 cache of `l2_bytes`: at least twice it,
-/// and at least 64 MiB.
-uint64_t flush_bytes_for(uint64_t l2_bytes);
+/// Bytes written to flush a last-level cache of `cache_bytes`: at least
+/// twice it, and at least 64 MiB.
+uint64_t flush_bytes_for(uint64_t cache_bytes);
+
+/// The Infinity Cache (a memory-side cache behind L2) of an AMD GPU of
+/// `arch` ("gfx942", or with features, "gfx942:sramecc+:xnack-"), the
+/// largest of its models; 0 for a GPU without one or not known. The HIP
+/// runtime reports only L2 (4 MiB on an MI300X, whose 256 MiB Infinity
+/// Cache a 64 MiB flush would leave warm).
+uint64_t amd_infinity_cache_bytes(const std::string& arch);
 
 } // namespace eat::devices

@@ -2,6 +2,7 @@
 // runtime's host API (libamdhip64); compiled by the host compiler, no
 // device code. AMD GPUs have no persisting L2, so that reset is a no-op.
 
+#include <algorithm>
 #include <cstdio>
 
 #include <hip/hip_runtime_api.h>
@@ -9,6 +10,7 @@
 #include "actors/protocol/error.hpp"
 #include "devices/gpu_runner/device_fill.hpp"
 #include "devices/gpu_runner/gpu_api.hpp"
+#include "devices/gpu_runner/gpu_harness.hpp"
 #include "devices/gpu_runner/gpu_service.hpp"
 
 namespace eat::devices {
@@ -59,7 +61,9 @@ public:
     char bus[32];
     std::snprintf(bus, sizeof(bus), "%04x:%02x:%02x", p.pciDomainID,
       p.pciBusID, p.pciDeviceID);
-    identity_ = {p.name, bus, static_cast<uint64_t>(p.l2CacheSize)};
+    identity_ = {p.name, bus,
+      std::max(static_cast<uint64_t>(p.l2CacheSize),
+        amd_infinity_cache_bytes(p.gcnArchName))};
     // A blocking stream, ordered with the null stream (see cuda_api.cpp).
     if (auto why = text("hipStreamCreate", hipStreamCreate(&stream_));
         !why.empty())

@@ -489,3 +489,19 @@ TEST_CASE("the GPU harness records each start event with nothing queued "
   for (const auto& seen : api.at_start)
     CHECK(seen == "reset, event 2, fill");
 }
+
+TEST_CASE("the GPU harness flushes twice the last cache before memory, an "
+          "AMD GPU's Infinity Cache where it has one") {
+  CHECK(flush_bytes_for(uint64_t{50} << 20) == uint64_t{100} << 20);
+  CHECK(flush_bytes_for(uint64_t{4} << 20) == uint64_t{64} << 20);
+  // An MI300X reports 4 MiB of L2; its 256 MiB Infinity Cache is what a
+  // flush must clear.
+  CHECK(
+    amd_infinity_cache_bytes("gfx942:sramecc+:xnack-") == uint64_t{256} << 20);
+  CHECK(amd_infinity_cache_bytes("gfx942") == uint64_t{256} << 20);
+  CHECK(amd_infinity_cache_bytes("gfx1100") == uint64_t{96} << 20);
+  // MI200s have none; unknown and malformed names get none.
+  CHECK(amd_infinity_cache_bytes("gfx90a:sramecc+:xnack-") == 0);
+  CHECK(amd_infinity_cache_bytes("gfx9420") == 0);
+  CHECK(amd_infinity_cache_bytes("") == 0);
+}

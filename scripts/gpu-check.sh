@@ -62,13 +62,6 @@ unpack_bundle() {
     fi
   done
   export LD_LIBRARY_PATH="$PWD/$used${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-  if ! grep -q "libcudart.so.13 " <<<"$known"; then
-    for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
-      if [ -e "$d/libcudart.so.13" ]; then
-        LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$d"
-      fi
-    done
-  fi
   echo "bundle: $(ls "$used" | wc -l) of $(ls "$build_dir/bundle-lib" | wc -l) libraries taken from it; LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
   if ldd "$build_dir/eat" "$build_dir/eat-cuda-runner" | grep "not found"; then
     fatal "the bundled programs miss libraries on this machine"
@@ -78,6 +71,22 @@ unpack_bundle() {
 # The runners compile candidates with the nvcc on PATH.
 if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
   export PATH="/usr/local/cuda/bin:$PATH"
+fi
+# The CUDA libraries that the runners and candidates load (nvcc gives them
+# no RUNPATH; the cuBLAS expert links libcublas), from the toolkit of that
+# nvcc where the loader does not know them (a toolkit installed without an
+# ld.so.conf.d entry).
+if command -v nvcc >/dev/null; then
+  cuda_root=$(dirname "$(dirname "$(readlink -f "$(command -v nvcc)")")")
+  known_libs=$(ldconfig -p)
+  for lib in libcudart.so.13 libcublas.so.13 libcublasLt.so.13; do
+    grep -q "$lib " <<<"$known_libs" && continue
+    for d in "$cuda_root/lib64" "$cuda_root/targets/x86_64-linux/lib"; do
+      if [ -e "$d/$lib" ] && [[ ":${LD_LIBRARY_PATH:-}:" != *":$d:"* ]]; then
+        export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$d"
+      fi
+    done
+  done
 fi
 
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv || true

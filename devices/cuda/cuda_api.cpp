@@ -2,7 +2,9 @@
 // runtime (cudart) only: the runner never links the driver library, so a
 // stub libcuda can never stand in for the real one.
 
+#include <chrono>
 #include <cstdio>
+#include <thread>
 
 #include <cuda_runtime.h>
 
@@ -63,7 +65,17 @@ public:
   }
 
   std::string open(int index) override {
-    if (auto why = text("cudaSetDevice", cudaSetDevice(index)); !why.empty())
+    // cudaSetDevice creates the context. A GPU in the EXCLUSIVE_PROCESS
+    // compute mode refuses it while another process holds one: the runner
+    // before, killed at its deadline, may still be torn down (its kernel
+    // stopped) when this one starts. Waits for that up to 10 s.
+    auto rc = cudaSetDevice(index);
+    for (int i = 0; rc == cudaErrorDevicesUnavailable && i < 100; ++i) {
+      cudaGetLastError();
+      std::this_thread::sleep_for(std::chrono::milliseconds{100});
+      rc = cudaSetDevice(index);
+    }
+    if (auto why = text("cudaSetDevice", rc); !why.empty())
       return why;
     cudaDeviceProp p{};
     if (auto why = text("cudaGetDeviceProperties",

@@ -180,7 +180,7 @@ std::vector<std::string> gpu_toolchain::device_flags(
     // The shared runtime: kernels use the runner's cudart, not a copy.
     for (const char* f : {"-cudart", "shared"})
       result.emplace_back(f);
-    result.push_back("-arch=" + arch);
+    result.push_back("-arch=" + nvcc_arch(arch));
     // Registers, shared memory, stack and spills of each kernel, in the
     // build log (gpu_resources.hpp).
     result.emplace_back("--resource-usage");
@@ -189,6 +189,15 @@ std::vector<std::string> gpu_toolchain::device_flags(
     result.emplace_back("-Rpass-analysis=kernel-resource-usage");
   }
   return result;
+}
+
+std::string nvcc_arch(const std::string& arch) {
+  auto digits = arch.size() > 3 ? arch.substr(3) : std::string{};
+  if (arch.rfind("sm_", 0) != 0 || digits.empty() || digits.size() > 4
+      || digits.find_first_not_of("0123456789") != std::string::npos
+      || std::stoi(digits) < 90)
+    return arch;
+  return arch + "a";
 }
 
 std::string gpu_toolchain::description(const std::string& arch) const {

@@ -79,6 +79,13 @@ private:
 std::vector<std::string> expert_link_flags(
   const std::string& backend, const task_spec& task, const candidate& c);
 
+/// The nvcc target for a GPU of `arch` ("sm_86"): from sm_90 on, its
+/// architecture-specific variant ("sm_90a"), whose instructions (Hopper's
+/// wgmma and setmaxnreg, Blackwell's tcgen05) the vendor libraries use and
+/// whose code runs on that architecture only, as every candidate's does;
+/// `arch` as it is before, or if not of the form sm_NN. Pure.
+std::string nvcc_arch(const std::string& arch);
+
 /// Returns the release line of a compiler's `--version` output for
 /// `backend`: nvcc's "Cuda compilation tools, release ..." line, hipcc's
 /// "HIP version" and "clang version" lines joined; "" if absent. Pure.

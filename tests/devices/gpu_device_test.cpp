@@ -89,6 +89,20 @@ TEST_CASE("the toolchain identity is the compiler's release line") {
   CHECK(toolchain_version_line("cuda", "g++ (Debian 12.2.0) 12.2.0\n").empty());
 }
 
+TEST_CASE("candidates for Hopper and later GPUs are compiled for their "
+          "architecture-specific target, older ones for the plain one") {
+  CHECK(nvcc_arch("sm_90") == "sm_90a");
+  CHECK(nvcc_arch("sm_100") == "sm_100a");
+  CHECK(nvcc_arch("sm_120") == "sm_120a");
+  CHECK(nvcc_arch("sm_89") == "sm_89");
+  CHECK(nvcc_arch("sm_80") == "sm_80");
+  // Already specific, or not of the form sm_NN: as given.
+  CHECK(nvcc_arch("sm_90a") == "sm_90a");
+  CHECK(nvcc_arch("compute_90") == "compute_90");
+  CHECK(nvcc_arch("sm_") == "sm_");
+  CHECK(nvcc_arch("gfx90a") == "gfx90a");
+}
+
 TEST_CASE("the nvcc driver script rewrites -fPIC and quotes the program") {
   auto script = toolchain_script("cuda", "/opt/it's/nvcc", "nvcc: release 1");
   CHECK_THAT(script, Catch::Contains("-Xcompiler -fPIC"));

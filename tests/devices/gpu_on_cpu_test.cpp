@@ -134,7 +134,7 @@ TEST_CASE("a CUDA device on the CPU passes sgemm_cuda's baseline and a tiled "
   auto task = small_sgemm("cuda");
   auto base = evaluate(*dev, task, task.baseline_source);
   check_timed(base);
-  CHECK_THAT(base.compiler, Catch::Contains("-arch=sm_90"));
+  CHECK_THAT(base.compiler, Catch::Contains("-arch=sm_90a"));
   CHECK_THAT(base.method, Catch::Contains("cudaEvent"));
   CHECK_THAT(base.method, Catch::Contains("L2 flush 64 MiB"));
   CHECK_THAT(base.method, Catch::Contains("before timing: host clocks"));

@@ -183,7 +183,11 @@ public:
     if (auto why = text("cudaDeviceSynchronize", cudaDeviceSynchronize());
         !why.empty())
       return why;
-    return text("cudaGetLastError", cudaGetLastError());
+    // An earlier call failed, most often a kernel launch (too many
+    // resources asked): the candidate learns which.
+    return text("cudaGetLastError (an earlier call failed, such as a kernel "
+                "launch)",
+      cudaGetLastError());
   }
 
   std::string error_text(int code) const override {

@@ -145,7 +145,7 @@ std::string call_on_device(const gpu_context& ctx, void* fn,
     return "the kernel returned error " + std::to_string(rc) + ": "
            + ctx.api->error_text(rc);
   if (auto why = ctx.api->synchronize(); !why.empty())
-    return "the device reported a fault: " + why;
+    return "the GPU runtime reported an error: " + why;
   return {};
 }
 

@@ -93,7 +93,7 @@ timed_call time_one(const gpu_context& ctx, void* fn, device_problem& buffers,
   // queued ahead of it, are in neither the flush's time nor the host's
   // time of the call.
   if (auto why = api.synchronize(); !why.empty())
-    return failed_call("the device reported a fault: " + why);
+    return failed_call("the GPU runtime reported an error: " + why);
   if (auto why = flush_l2(ctx, flush_value); !why.empty())
     return failed_call(why);
   auto s0 = std::chrono::steady_clock::now();
@@ -116,7 +116,7 @@ timed_call time_one(const gpu_context& ctx, void* fn, device_problem& buffers,
     t.error = "the kernel returned error " + std::to_string(rc) + ": "
               + api.error_text(rc);
   else if (!sync.empty())
-    t.error = "the device reported a fault: " + sync;
+    t.error = "the GPU runtime reported an error: " + sync;
   else if (!stop.empty())
     t.error = stop;
   if (!t.error.empty())

@@ -137,7 +137,9 @@ public:
     if (auto why = text("hipDeviceSynchronize", hipDeviceSynchronize());
         !why.empty())
       return why;
-    return text("hipGetLastError", hipGetLastError());
+    return text("hipGetLastError (an earlier call failed, such as a kernel "
+                "launch)",
+      hipGetLastError());
   }
 
   std::string error_text(int code) const override {

@@ -184,7 +184,10 @@ TEST_CASE("switch_kernel_user, the GPU runners' late switch, sets "
   auto said = in_child(scratch.path(), [&]() -> std::string {
     // As apply_sandbox left it for root: root's count + 3, which binds
     // nobody once the count is another user's.
-    rlimit roots{user_task_count() + 3, user_task_count() + 3};
+    // One count for both limits: root's tasks come and go with the other
+    // tests', and a soft limit above the hard one fails.
+    auto roots_tasks = user_task_count();
+    rlimit roots{roots_tasks + 3, roots_tasks + 3};
     if (::setrlimit(RLIMIT_NPROC, &roots) != 0)
       return "setrlimit failed";
     runner_limits limits;

@@ -116,8 +116,8 @@ runner_reply run_in_kernel_processes(
     *arena, req.baseline_so, k.entry, "baseline", status, why);
   if (!baseline)
     return fail(status, std::move(why));
-  auto candidate = kernel_host::start(*arena, req.candidate_so, k.entry,
-    "candidate", status, why, baseline.get());
+  auto candidate = kernel_host::start(
+    *arena, req.candidate_so, k.entry, "candidate", status, why);
   if (!candidate)
     return fail(status, std::move(why));
   loaded_entries entries;

@@ -1,7 +1,7 @@
 // The kernel's side of kernel_host.hpp: `eat-runner --kernel-host FD BASE
-// SIZE OFFSET SO ENTRY HIDDEN`, started by the runner with only the arena's
-// memory file (FD) and the shared object's descriptor open; HIDDEN is the
-// offset of the control block it must not reach, or "-".
+// SIZE CONTROL SO ENTRY`, started by the runner with only the arena's
+// memory file (FD), its control block's (CONTROL) and the shared object's
+// descriptor open.
 
 #include <atomic>
 #include <cerrno>
@@ -48,10 +48,6 @@ void set_error(host_control& c, host_control::failure_code failure,
   std::strncpy(c.error, text.c_str(), host_control::error_bytes - 1);
 }
 
-/// The address of the other kernel's control block, made inaccessible
-/// here, or 0.
-uintptr_t hidden_block = 0;
-
 /// Maps the pages of [from, from + bytes) into this process's page tables
 /// (kernel_host::map_arena) by reading a byte of each. On the development
 /// VM (a 256^3 sgemm a call, on 80 sets of 768 KiB drawn by another
@@ -60,11 +56,8 @@ uintptr_t hidden_block = 0;
 /// 0.72 ms, and writes to the outputs cost nothing more.
 void map_pages(void* from, uint64_t bytes) {
   const auto* p = static_cast<const volatile char*>(from);
-  for (uint64_t at = 0; at < bytes; at += page_bytes) {
-    auto page = reinterpret_cast<uintptr_t>(p + at);
-    if (page - hidden_block >= control_bytes)
-      (void)p[at];
-  }
+  for (uint64_t at = 0; at < bytes; at += page_bytes)
+    (void)p[at];
 }
 
 /// Makes the calls the runner posts, for ever (the runner kills it).
@@ -92,29 +85,23 @@ void map_pages(void* from, uint64_t bytes) {
 } // namespace
 
 int kernel_host_main(int argc, char** argv) {
-  if (argc != 9)
+  if (argc != 8)
     return 2;
   int fd = std::atoi(argv[2]);
   auto* base = reinterpret_cast<void*>(std::strtoull(argv[3], nullptr, 10));
   auto size = static_cast<size_t>(std::strtoull(argv[4], nullptr, 10));
-  auto offset = static_cast<size_t>(std::strtoull(argv[5], nullptr, 10));
+  int control_fd = std::atoi(argv[5]);
   void* at = ::mmap(base, size, PROT_READ | PROT_WRITE,
     MAP_SHARED | MAP_NORESERVE | MAP_FIXED_NOREPLACE, fd, 0);
   if (at != base)
     return host_cannot_map;
-  if (std::strcmp(argv[8], "-") != 0) {
-    // Private, inaccessible memory in place of the other kernel's control
-    // block: with the file closed, nothing maps its words here again.
-    auto* hidden
-      = static_cast<char*>(base) + std::strtoull(argv[8], nullptr, 10);
-    if (::mmap(hidden, control_bytes, PROT_NONE,
-          MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0)
-        != hidden)
-      return host_cannot_hide;
-    hidden_block = reinterpret_cast<uintptr_t>(hidden);
-  }
   ::close(fd);
-  auto& c = *reinterpret_cast<host_control*>(static_cast<char*>(base) + offset);
+  void* block = ::mmap(
+    nullptr, control_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, control_fd, 0);
+  if (block == MAP_FAILED)
+    return host_cannot_map_control;
+  ::close(control_fd);
+  auto& c = *static_cast<host_control*>(block);
   ::prctl(PR_SET_DUMPABLE, 0);
   if (auto why = confine_kernel_process(); !why.empty()) {
     set_error(c, host_control::not_confined,

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <sched.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -55,14 +56,35 @@ int code_fd(const std::string& path) {
   return std::atoi(path.c_str() + prefix);
 }
 
+/// A control block in a memory file of its own, mapped here; its
+/// descriptor in `fd` (closed by the caller once the process has it).
+host_control* make_control(int& fd, std::string& why) {
+  fd = ::memfd_create("eat-control", MFD_CLOEXEC);
+  if (fd < 0 || ::ftruncate(fd, control_bytes) != 0) {
+    why = std::string{"cannot make a control block: "} + std::strerror(errno);
+    if (fd >= 0)
+      ::close(fd);
+    return nullptr;
+  }
+  void* block
+    = ::mmap(nullptr, control_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (block == MAP_FAILED) {
+    why = std::string{"cannot map a control block: "} + std::strerror(errno);
+    ::close(fd);
+    return nullptr;
+  }
+  return new (block) host_control{};
+}
+
 /// In the child between fork and exec: only async-signal-safe calls.
-[[noreturn]] void exec_host(
-  pid_t parent, int exe, int arena_fd, int so_fd, char* const* argv) {
+[[noreturn]] void exec_host(pid_t parent, int exe, int arena_fd, int control_fd,
+  int so_fd, char* const* argv) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent)
     ::_exit(127);
   ::syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
   ::fcntl(arena_fd, F_SETFD, 0);
+  ::fcntl(control_fd, F_SETFD, 0);
   if (so_fd >= 0)
     ::fcntl(so_fd, F_SETFD, 0);
   ::syscall(SYS_execveat, exe, "", argv, environ, AT_EMPTY_PATH);
@@ -73,14 +95,18 @@ int code_fd(const std::string& path) {
 
 std::unique_ptr<kernel_host> kernel_host::start(shared_arena& arena,
   const std::string& so, const char* entry, const std::string& role,
-  eval_status& status, std::string& why, const kernel_host* hide) {
+  eval_status& status, std::string& why) {
   status = eval_status::runtime_error;
-  void* block = arena.allocate(control_bytes, control_bytes);
-  if (block == nullptr) {
-    why = "no room in the shared memory for the " + role + "'s process";
+  int control_fd = -1;
+  auto* control = make_control(control_fd, why);
+  if (control == nullptr) {
+    why = "the " + role + "'s process: " + why;
     return nullptr;
   }
-  auto* control = new (block) host_control{};
+  auto unmap = [&] {
+    control->~host_control();
+    ::munmap(control, control_bytes);
+  };
   // Non-dumpable: a kernel running as the same user cannot trace the
   // runner or open its memory through /proc.
   ::prctl(PR_SET_DUMPABLE, 0);
@@ -88,17 +114,14 @@ std::unique_ptr<kernel_host> kernel_host::start(shared_arena& arena,
   if (exe < 0) {
     why = std::string{"cannot open the runner's executable: "}
           + std::strerror(errno);
+    ::close(control_fd);
+    unmap();
     return nullptr;
   }
-  auto offset_of = [&](const void* p) {
-    return std::to_string(
-      static_cast<const char*>(p) - static_cast<char*>(arena.base()));
-  };
   std::vector<std::string> args{"eat-kernel-host", kernel_host_flag,
     std::to_string(arena.fd()),
     std::to_string(reinterpret_cast<uintptr_t>(arena.base())),
-    std::to_string(arena.size()), offset_of(block), so, entry,
-    hide != nullptr ? offset_of(hide->control_) : "-"};
+    std::to_string(arena.size()), std::to_string(control_fd), so, entry};
   std::vector<char*> argv;
   for (auto& a : args)
     argv.push_back(a.data());
@@ -106,10 +129,12 @@ std::unique_ptr<kernel_host> kernel_host::start(shared_arena& arena,
   auto parent = ::getpid();
   auto pid = ::fork();
   if (pid == 0)
-    exec_host(parent, exe, arena.fd(), code_fd(so), argv.data());
+    exec_host(parent, exe, arena.fd(), control_fd, code_fd(so), argv.data());
   ::close(exe);
+  ::close(control_fd);
   if (pid < 0) {
     why = "cannot start the " + role + "'s process: " + std::strerror(errno);
+    unmap();
     return nullptr;
   }
   std::unique_ptr<kernel_host> host{new kernel_host(arena, control, pid, role)};
@@ -118,8 +143,8 @@ std::unique_ptr<kernel_host> kernel_host::start(shared_arena& arena,
           + "was loaded";
     if (failed == to_string(exit_status{true, host_cannot_map, 0}))
       why += " (it could not map the shared memory at the runner's address)";
-    if (failed == to_string(exit_status{true, host_cannot_hide, 0}))
-      why += " (it could not hide the baseline's control block)";
+    if (failed == to_string(exit_status{true, host_cannot_map_control, 0}))
+      why += " (it could not map its control block)";
     return nullptr;
   }
   if (control->failure != host_control::none) {
@@ -158,7 +183,7 @@ kernel_host::~kernel_host() {
     }
   }
   control_->~host_control();
-  arena_.release(control_, control_bytes);
+  ::munmap(control_, control_bytes);
 }
 
 int64_t kernel_host::cpu_now() const {

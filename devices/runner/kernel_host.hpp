@@ -37,12 +37,16 @@ namespace eat::devices {
 constexpr const char* kernel_host_flag = "--kernel-host";
 
 /// Exit statuses of a kernel's process that ends before its kernel is
-/// loaded: it could not map the arena at the runner's address, or could
-/// not put its own memory in place of the other kernel's control block.
+/// loaded: it could not map the arena at the runner's address, or its
+/// control block.
 constexpr int host_cannot_map = 3;
-constexpr int host_cannot_hide = 4;
+constexpr int host_cannot_map_control = 4;
 
-/// What the runner posts to a kernel's process, in the shared arena.
+/// What the runner posts to a kernel's process: a page in a memory file
+/// that only the runner and that process map, never in the arena that
+/// both kernels' processes share. Through the other kernel's words a
+/// kernel could wait for its calls, wake with them, or hold back their
+/// start or end (take their wake-ups) without using CPU time.
 struct host_control {
   static constexpr size_t max_buffers = 32;
   static constexpr size_t max_dims = 32;
@@ -85,8 +89,7 @@ struct host_call {
   std::string error;
 };
 
-/// The bytes a control block takes in the arena: whole pages, so that
-/// hiding it from a process (kernel_host::start) hides nothing else.
+/// The bytes of a control block's memory file.
 constexpr size_t control_bytes = page_bytes;
 static_assert(sizeof(host_control) <= control_bytes);
 
@@ -109,14 +112,11 @@ public:
   /// ("candidate", "baseline") names it in messages. Returns the host, or
   /// null with `status` and `why`: the kernel could not be loaded
   /// (compile_error for the candidate, rejected for the baseline) or the
-  /// process could not be started (runtime_error). With `hide`, the
-  /// process puts inaccessible memory of its own in place of that host's
-  /// control block before it loads its kernel: the candidate's process
-  /// cannot read or move the baseline's words (delay its calls' start or
-  /// end, or wait for them) once its arena file is closed.
+  /// process could not be started (runtime_error). Its control block is
+  /// its own (see host_control).
   static std::unique_ptr<kernel_host> start(shared_arena& arena,
     const std::string& so, const char* entry, const std::string& role,
-    eval_status& status, std::string& why, const kernel_host* hide = nullptr);
+    eval_status& status, std::string& why);
 
   kernel_host(const kernel_host&) = delete;
   kernel_host& operator=(const kernel_host&) = delete;

@@ -74,6 +74,11 @@ constexpr long denied[] = {
 #  ifdef SYS_move_pages
   SYS_move_pages,
 #  endif
+// Rearranging the pages of a shared mapping (deprecated; a kernel used it
+// to reach a page of the arena's file that it was not to see).
+#  ifdef SYS_remap_file_pages
+  SYS_remap_file_pages,
+#  endif
 // Scheduling and CPU sets, which the timing relies on.
 #  ifdef SYS_sched_setaffinity
   SYS_sched_setaffinity,

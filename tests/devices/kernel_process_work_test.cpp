@@ -47,12 +47,15 @@ std::pair<long, long> idle_us(const std::string& method) {
   return {std::stol(m[1]), std::stol(m[2])};
 }
 
-/// The helpers of a candidate (reaches_the_baseline) that looks, from the
-/// page before the mapping that holds its inputs on (made readable if it
-/// can be), for the baseline's control block in the memory its process
-/// shares with the runner: the head of host_control (kernel_host.hpp,
-/// mirrored here) of a process that is not in a call while this one is.
-/// Found, it could delay the baseline's calls by moving its words; here
+/// The helpers of a candidate (reaches_the_baseline) that looks for the
+/// baseline's control block in the memory its process shares with the
+/// runner: from the page before the mapping that holds its inputs on (made
+/// readable if it can be), and in the first page of that mapping's file,
+/// mapped over the mapping's last page (remap_file_pages: a red-team
+/// candidate reached a control block hidden from it so), for the head of
+/// host_control (kernel_host.hpp, mirrored here) of a process that is not
+/// in a call while this one is. Found, it could take the baseline's
+/// wake-ups and delay its calls without using CPU time (a fake 8x); here
 /// it poisons its own output so that the evaluation shows it.
 const char* control_block_search = R"(#include <atomic>
 #include <cmath>
@@ -66,33 +69,40 @@ struct head {
   uint32_t op;
 };
 
-static uintptr_t mapping_of(const void* inside) {
+static void mapping_of(const void* inside, uintptr_t& start, uintptr_t& end) {
   FILE* maps = std::fopen("/proc/self/maps", "r");
   if (maps == nullptr)
-    return 0;
+    return;
   char line[512];
   unsigned long from = 0, to = 0;
   auto at = reinterpret_cast<uintptr_t>(inside);
-  uintptr_t found = 0;
-  while (found == 0 && std::fgets(line, sizeof line, maps))
-    if (std::sscanf(line, "%lx-%lx", &from, &to) == 2 && from <= at && at < to)
-      found = from;
+  while (start == 0 && std::fgets(line, sizeof line, maps))
+    if (std::sscanf(line, "%lx-%lx", &from, &to) == 2 && from <= at && at < to) {
+      start = from;
+      end = to;
+    }
   std::fclose(maps);
-  return found;
+}
+
+static bool is_block(const void* page) {
+  auto* h = static_cast<const head*>(page);
+  return h->op >= 1 && h->op <= 3 && h->go.load() == h->done.load();
 }
 
 static bool baseline_block_found(const void* inside) {
-  auto start = mapping_of(inside);
+  uintptr_t start = 0, end = 0;
+  mapping_of(inside, start, end);
   if (start == 0)
     return false;
   for (int page = -1; page < 64; ++page) {
-    auto* h = reinterpret_cast<head*>(start + 4096 * page);
-    if (page < 0 && mprotect(h, 4096, PROT_READ | PROT_WRITE) != 0)
+    auto* p = reinterpret_cast<void*>(start + 4096 * page);
+    if (page < 0 && mprotect(p, 4096, PROT_READ | PROT_WRITE) != 0)
       continue;
-    if (h->op >= 1 && h->op <= 3 && h->go.load() == h->done.load())
+    if (is_block(p))
       return true;
   }
-  return false;
+  auto* last = reinterpret_cast<void*>(end - 4096);
+  return remap_file_pages(last, 4096, 0, 0, 0) == 0 && is_block(last);
 })";
 
 /// The candidate: the naive loop, its first call searching.
@@ -157,8 +167,9 @@ TEST_CASE("a candidate whose thread works through the baseline's calls is "
 
 TEST_CASE("the baseline's control block is out of the candidate's process's "
           "reach") {
-  // Without the block hidden, the search finds it in the arena's first
-  // page and the candidate is incorrect.
+  // With the block in the arena, the search found it in the arena's first
+  // page (before 2026-12-05 hidden by inaccessible memory, then through
+  // remap_file_pages) and the candidate was incorrect.
   auto result = evaluate_hosted(reaches_the_baseline());
   INFO(result.detail);
   CHECK(result.status == eval_status::passed);

@@ -195,6 +195,19 @@ TEST_CASE("a confined process cannot open a socket") {
   }) == "");
 }
 
+TEST_CASE("a confined process cannot rearrange the pages of a shared "
+          "mapping") {
+  CHECK(run_confined([] {
+    int fd = ::memfd_create("two-pages", 0);
+    expect(fd >= 0 && ::ftruncate(fd, 2 * 4096) == 0, "a memory file");
+    void* at
+      = ::mmap(nullptr, 2 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    expect(at != MAP_FAILED, "mapped");
+    expect(failed_with(::remap_file_pages(at, 4096, 0, 1, 0), EPERM),
+      "remap_file_pages fails with EPERM");
+  }) == "");
+}
+
 TEST_CASE("a confined process cannot run a program") {
   // Should execve succeed, /bin/true's exit status 0 is not all_held.
   CHECK(run_confined([] {

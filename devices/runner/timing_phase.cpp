@@ -93,6 +93,8 @@ timed_call time_in_process_of_its_own(const harness_context& ctx,
       return result;
     }
     set.baseline_out_hash = keyed_outputs_hash(ctx, out);
+  } else {
+    set.candidate_out_hash = keyed_outputs_hash(ctx, out);
   }
   return result;
 }
@@ -131,7 +133,9 @@ timed_call time_one(const harness_context& ctx, kernel_role who,
 std::pair<timed_call, timed_call> run_round(const harness_context& ctx,
   const problem& p, std::vector<input_set>& sets, size_t round, bool flush,
   rng& gen) {
-  auto which = sets_of_round(round, sets.size());
+  auto which = ctx.candidate_host != nullptr
+                 ? sets_of_drawn_round(round, sets.size())
+                 : sets_of_round(round, sets.size());
   auto& base_set = sets[which.baseline];
   auto& cand_set = sets[which.candidate];
   auto baseline = [&] {
@@ -152,31 +156,37 @@ std::pair<timed_call, timed_call> run_round(const harness_context& ctx,
   return {base, candidate()};
 }
 
-/// Returns why some set's candidate outputs are wrong, or "". With kernel
-/// processes, the baseline's outputs must first be what its call left;
-/// they are decrypted for the comparison, while the candidate's process
-/// waits, and encrypted again.
+/// Returns why `set`'s candidate outputs are wrong, or "". With kernel
+/// processes, both kernels' outputs must first be what their calls left;
+/// the baseline's are decrypted for the comparison, while the candidate's
+/// process waits, and encrypted again.
+std::string check_one(
+  const harness_context& ctx, const problem& p, input_set& set) {
+  if (ctx.candidate_host == nullptr)
+    return check_set(p, set);
+  if (set.candidate_generation != 0
+      && keyed_outputs_hash(ctx, set.candidate_out) != set.candidate_out_hash)
+    return "the candidate's outputs changed after its call had returned";
+  if (set.baseline_generation == 0)
+    return check_set(p, set);
+  if (keyed_outputs_hash(ctx, set.baseline_out) != set.baseline_out_hash)
+    return "the baseline's outputs changed after its call (only the "
+           "candidate's process could write them)";
+  if (auto failed = mask_baseline(ctx, set, set.baseline_generation);
+      !failed.empty())
+    return failed;
+  auto why = check_set(p, set);
+  if (auto failed = mask_baseline(ctx, set, set.baseline_generation);
+      !failed.empty())
+    return failed;
+  return why;
+}
+
 std::string check_sets(
   const harness_context& ctx, const problem& p, std::vector<input_set>& sets) {
-  for (auto& set : sets) {
-    if (ctx.candidate_host == nullptr || set.baseline_generation == 0) {
-      if (auto why = check_set(p, set); !why.empty())
-        return why;
-      continue;
-    }
-    if (keyed_outputs_hash(ctx, set.baseline_out) != set.baseline_out_hash)
-      return "the baseline's outputs changed after its call (only the "
-             "candidate's process could write them)";
-    if (auto failed = mask_baseline(ctx, set, set.baseline_generation);
-        !failed.empty())
-      return failed;
-    auto why = check_set(p, set);
-    if (auto failed = mask_baseline(ctx, set, set.baseline_generation);
-        !failed.empty())
-      return failed;
-    if (!why.empty())
+  for (auto& set : sets)
+    if (auto why = check_one(ctx, p, set); !why.empty())
       return why;
-  }
   return {};
 }
 
@@ -216,8 +226,10 @@ timing_outcome time_workload(
       set_footprint(p)),
     workload_seed);
   result.input_sets = static_cast<uint32_t>(sets.size());
-  auto flush = flushes(ctx.rotation, sets.size(), result.set_bytes);
   const bool hosted = ctx.candidate_host != nullptr;
+  // Hosted, the sets are drawn one a round (sets_of_drawn_round): no
+  // rotation keeps them cold.
+  auto flush = hosted || flushes(ctx.rotation, sets.size(), result.set_bytes);
   if (hosted)
     rehash_inputs(ctx, sets);
   auto fail = [&](eval_status status, std::string why) {
@@ -243,12 +255,18 @@ timing_outcome time_workload(
   std::vector<double> empty_ns;
   auto start = std::chrono::steady_clock::now();
   for (size_t round = 0; round < max_rounds; ++round) {
-    if (starts_block(round, sets.size())) {
+    if (hosted) {
+      // The candidate's set of this round: checked, then drawn anew.
+      auto& next = sets[round % sets.size()];
+      if (auto why = check_one(ctx, p, next); !why.empty())
+        return fail(eval_status::incorrect, std::move(why));
+      p.redraw(next.inputs, gen.next());
+      ++next.generation;
+      next.inputs_hash = keyed_inputs_hash(ctx, next);
+    } else if (starts_block(round, sets.size())) {
       if (auto why = check_sets(ctx, p, sets); !why.empty())
         return fail(eval_status::incorrect, std::move(why));
       redraw_all(p, sets, gen);
-      if (hosted)
-        rehash_inputs(ctx, sets);
     }
     auto [base, cand] = run_round(ctx, p, sets, round, flush, gen);
     for (auto* call : {&base, &cand})

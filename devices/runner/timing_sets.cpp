@@ -152,6 +152,11 @@ round_sets sets_of_round(size_t round, size_t count) {
   return {(candidate + count / 2) % count, candidate};
 }
 
+round_sets sets_of_drawn_round(size_t round, size_t count) {
+  auto candidate = round % count;
+  return {(candidate + count - 1) % count, candidate};
+}
+
 void redraw_all(const problem& p, std::vector<input_set>& sets, rng& gen) {
   for (auto& set : sets) {
     p.redraw(set.inputs, gen.next());

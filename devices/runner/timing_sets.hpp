@@ -10,6 +10,12 @@
 // output for every set's current contents, and every candidate output is
 // compared with the baseline's.
 //
+// With kernel processes (untrusted kernels) the sets are drawn one at a
+// time instead: each round redraws the candidate's set just before its
+// call, and the baseline runs on the set the candidate had the round
+// before (sets_of_drawn_round); every call's inputs are then flushed from
+// the caches, as the rotation no longer keeps them cold.
+//
 // Runs inside eat-runner, single-threaded; plain values.
 
 #pragma once
@@ -52,6 +58,9 @@ struct input_set {
   /// drawn or redrawn, and of the baseline's outputs after its last call.
   uint64_t inputs_hash = 0;
   uint64_t baseline_out_hash = 0;
+  /// With kernel processes: the keyed hash of the candidate's outputs
+  /// after its last call (they cannot be finished later).
+  uint64_t candidate_out_hash = 0;
 };
 
 /// Size of the largest cache of CPU 0, the last level, as sysfs describes
@@ -144,6 +153,15 @@ struct round_sets {
 
 /// Pairs round `round` with its sets, as the header comment says.
 round_sets sets_of_round(size_t round, size_t count);
+
+/// The sets of round `round` with kernel processes, where each round
+/// first redraws the candidate's set: the candidate on set round % count,
+/// the baseline on the set the candidate had the round before. Every
+/// candidate call meets contents drawn after its previous call: it cannot
+/// compute the outputs of its later calls ahead (a red-team candidate
+/// computed all of a block's in its first call and copied them in the
+/// others, whose median was the copy: passed 5.9x for the naive loop).
+round_sets sets_of_drawn_round(size_t round, size_t count);
 
 /// True when round `round` opens a block (redraw every set first).
 inline bool starts_block(size_t round, size_t count) {

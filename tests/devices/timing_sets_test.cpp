@@ -80,6 +80,20 @@ TEST_CASE("in every round the two kernels use different sets, half a "
   CHECK(sets_of_round(5, 1).candidate == 0);
 }
 
+TEST_CASE("with sets drawn one a round, the candidate takes them in order "
+          "and the baseline has the set the candidate had the round before") {
+  for (size_t n : {1u, 2u, 3u, 8u}) {
+    for (size_t round = 0; round < 3 * n; ++round) {
+      auto x = sets_of_drawn_round(round, n);
+      CHECK(x.candidate == round % n);
+      CHECK(x.baseline == (round + n - 1) % n);
+      // The round before, the candidate had this baseline's set.
+      if (round > 0)
+        CHECK(sets_of_drawn_round(round - 1, n).candidate == x.baseline);
+    }
+  }
+}
+
 TEST_CASE("the rotation covers the last-level cache twice, within the "
           "memory budget") {
   CHECK(last_level_cache_bytes() > 0);

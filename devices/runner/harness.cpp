@@ -2,6 +2,7 @@
 #include "devices/runner/entries.hpp"
 #include "devices/runner/kernel_host.hpp"
 #include "devices/runner/timing_sets.hpp"
+#include "devices/stats.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -184,6 +185,25 @@ bool worked_during_baseline(const during_other_calls& candidate) {
   auto allowed = 100'000 + static_cast<double>(candidate.wall_ns) / 200;
   auto excused = std::min(candidate.largest_ns, excused_gap_ns);
   return static_cast<double>(candidate.cpu_ns - excused) > allowed;
+}
+
+std::string early_end_text(std::vector<double> candidate,
+  std::vector<double> baseline, double candidate_wall_ns) {
+  if (candidate.empty() || baseline.empty())
+    return {};
+  auto cand = median(candidate);
+  // The baseline's way back, where it shows one: its calls can also use
+  // less CPU time than their samples (time the process waits in them, e.g.
+  // for a VM's host), which allows the candidate nothing.
+  auto base = median(baseline);
+  if (cand <= std::max(base, 0.0) + 3'000 + 0.03 * candidate_wall_ns)
+    return {};
+  return "calls that end before their work: the candidate's process used a "
+         "median " + std::to_string(static_cast<int64_t>(cand / 1000))
+         + " us of CPU time a call beyond its sample (median sample "
+         + std::to_string(static_cast<int64_t>(candidate_wall_ns / 1000))
+         + " us), the baseline's " + std::to_string(static_cast<int64_t>(base / 1000))
+         + " us (a kernel must return when its work is done)";
 }
 
 std::string idle_work_text(const harness_context& ctx) {

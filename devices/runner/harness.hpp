@@ -92,6 +92,21 @@ bool worked_between_calls(
 /// since the candidate's process could wake it to raise one.
 bool worked_during_baseline(const during_other_calls& candidate);
 
+/// With kernel processes: why the candidate is rejected for calls that
+/// ended before its work did, or "". Each element of `candidate` and
+/// `baseline` is a timed call's CPU time in its process, from posting it
+/// to the process being back to waiting, less the call's sample (wall
+/// time until the process said it was done). A kernel's process runs on
+/// one core, so an honest call's CPU time is its sample at most, plus the
+/// way back to waiting, as in the baseline's. A kernel that marks its call
+/// done itself (the words are in its process) and works on stops the
+/// sample early: a red-team candidate showed 5.3x for the baseline's loop.
+/// Rejects when the candidate's median exceeds the baseline's (or 0, where
+/// the baseline's calls used less CPU time than their samples) by more
+/// than 3 us plus 3 % of `candidate_wall_ns`, its median sample.
+std::string early_end_text(std::vector<double> candidate,
+  std::vector<double> baseline, double candidate_wall_ns);
+
 /// With kernel processes: why the candidate's process is rejected for the
 /// CPU time it used while the baseline's calls ran or between its own
 /// calls (hidden work), or "".

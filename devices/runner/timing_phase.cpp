@@ -207,12 +207,19 @@ void take_off_overhead(
       x = std::max<int64_t>(1, x - overhead);
 }
 
+/// With kernel processes: each timed call's CPU time beyond its sample,
+/// per kernel (early_end_text).
+struct beyond_samples {
+  std::vector<double> baseline;
+  std::vector<double> candidate;
+};
+
 /// Checks what the timed calls left behind: processes, threads, the CPU
 /// time gate, guard zones and the outputs of the last (partial) block.
 /// `other` is other_cpu_now() before the warm-up.
 timing_outcome verify_timed(const harness_context& ctx, const problem& p,
   const workload& w, std::vector<input_set>& sets, const other_cpu& other,
-  timing_outcome result);
+  const beyond_samples& beyond, timing_outcome result);
 
 } // namespace
 
@@ -253,6 +260,7 @@ timing_outcome time_workload(
   rng gen{derive_seed(workload_seed, order_stream)};
   stopping_rule rule{ctx.timing};
   std::vector<double> empty_ns;
+  beyond_samples beyond;
   auto start = std::chrono::steady_clock::now();
   for (size_t round = 0; round < max_rounds; ++round) {
     if (hosted) {
@@ -273,6 +281,9 @@ timing_outcome time_workload(
       if (!call->error.empty())
         return fail(call->status, std::move(call->error));
     if (hosted) {
+      beyond.baseline.push_back(static_cast<double>(base.cpu_ns - base.wall_ns));
+      beyond.candidate.push_back(
+        static_cast<double>(cand.cpu_ns - cand.wall_ns));
       auto nothing = ctx.baseline_host->call_nothing();
       if (!nothing.error.empty())
         return fail(eval_status::runtime_error, std::move(nothing.error));
@@ -288,7 +299,7 @@ timing_outcome time_workload(
     if (rule.done(cand.wall_ns, elapsed))
       break;
   }
-  result = verify_timed(ctx, p, w, sets, other, std::move(result));
+  result = verify_timed(ctx, p, w, sets, other, beyond, std::move(result));
   if (hosted && result.status == eval_status::passed)
     take_off_overhead(result, empty_ns);
   return result;
@@ -298,7 +309,7 @@ namespace {
 
 timing_outcome verify_timed(const harness_context& ctx, const problem& p,
   const workload& w, std::vector<input_set>& sets, const other_cpu& other,
-  timing_outcome result) {
+  const beyond_samples& beyond, timing_outcome result) {
   auto fail = [&](eval_status status, std::string why) {
     result.status = status;
     result.detail = "workload " + w.name + ", timed calls: " + std::move(why);
@@ -308,6 +319,12 @@ timing_outcome verify_timed(const harness_context& ctx, const problem& p,
     // The candidate's process cannot start processes, and its threads run
     // only within its calls: what it did between them is on its clock.
     if (auto why = idle_work_text(ctx); !why.empty())
+      return fail(eval_status::rejected, std::move(why));
+    std::vector<double> samples(
+      result.candidate_ns.begin(), result.candidate_ns.end());
+    if (auto why = early_end_text(beyond.candidate, beyond.baseline,
+          samples.empty() ? 0.0 : median(samples));
+        !why.empty())
       return fail(eval_status::rejected, std::move(why));
   } else {
     if (has_child_processes())

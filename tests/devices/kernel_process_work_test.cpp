@@ -215,3 +215,120 @@ TEST_CASE("work while the baseline's calls run is held to 0.5 % of their "
     worked_during_baseline({5'000'000, 5'000'000, 800, 800'000'000, 1}));
   CHECK(worked_during_baseline({30'000'000, 30'000'000, 800, 800'000'000, 1}));
 }
+
+namespace {
+
+/// A candidate (after a red-team one) that marks its call done itself
+/// after a sixth of its rows (its control block is in its process: the
+/// memory file "eat-control"), yields the core so that the runner reads
+/// its clock, and computes the rest while the runner waits for it to be
+/// back to waiting; every third call computes everything and then sleeps
+/// for longer than it took, which keeps its CPU time over all calls
+/// within their wall time.
+const char* ends_early = R"(#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+namespace {
+struct head {
+  std::atomic<uint32_t> go, done, parked;
+};
+head* self = nullptr;
+bool looked = false;
+unsigned long calls = 0;
+
+void find_self() {
+  looked = true;
+  FILE* maps = std::fopen("/proc/self/maps", "r");
+  if (maps == nullptr)
+    return;
+  char line[512];
+  unsigned long from = 0, to = 0;
+  while (self == nullptr && std::fgets(line, sizeof line, maps))
+    if (std::strstr(line, "eat-control") != nullptr
+        && std::sscanf(line, "%lx-%lx", &from, &to) == 2)
+      self = reinterpret_cast<head*>(from);
+  std::fclose(maps);
+}
+
+void say_done() {
+  auto seq = self->go.load();
+  self->done.store(seq);
+  syscall(SYS_futex, &self->done, FUTEX_WAKE, 1, nullptr, nullptr, 0);
+  timespec nap{0, 20000};
+  nanosleep(&nap, nullptr);
+}
+}
+
+extern "C" void eat_gemm(const float* a, const float* b, float* c, int64_t m,
+                         int64_t n, int64_t k) {
+  if (!looked)
+    find_self();
+  auto start = std::chrono::steady_clock::now();
+  bool early = self != nullptr && calls++ % 3 != 2;
+  for (int64_t i = 0; i < m; ++i) {
+    if (early && i == (m + 5) / 6)
+      say_done();
+    for (int64_t j = 0; j < n; ++j) {
+      float sum = 0.0f;
+      for (int64_t p = 0; p < k; ++p)
+        sum += a[i * k + p] * b[p * n + j];
+      c[i * n + j] = sum;
+    }
+  }
+  if (self != nullptr && !early) {
+    auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                std::chrono::steady_clock::now() - start).count() * 13 / 10;
+    timespec rest{ns / 1000000000, ns % 1000000000};
+    nanosleep(&rest, nullptr);
+  }
+}
+)";
+
+} // namespace
+
+TEST_CASE("a candidate that marks its calls done before their work is "
+          "rejected") {
+  // Unchecked, its samples were a sixth of its calls: 5.3x for the
+  // baseline's own loop (a red-team run), re-verified.
+  auto result = evaluate_hosted(ends_early, 30);
+  INFO(result.detail << " " << result.geomean_speedup);
+  CHECK(result.status == eval_status::rejected);
+  CHECK(contains(result.detail, "calls that end before their work"));
+}
+
+TEST_CASE("the early-end rule allows a call the baseline's way back to "
+          "waiting, and a little more") {
+  std::vector<double> baseline(101, 5'000);
+  // An honest candidate: as the baseline's, or a little above.
+  CHECK(early_end_text(baseline, baseline, 500'000).empty());
+  CHECK(early_end_text(std::vector<double>(101, 20'000), baseline, 500'000)
+          .empty());
+  // Half of each call's work after its sample ended.
+  auto why
+    = early_end_text(std::vector<double>(101, 250'000), baseline, 250'000);
+  CHECK(contains(why, "calls that end before their work"));
+  CHECK(contains(why, "median 250 us"));
+  // A few calls with a stall beyond their sample do not move the median.
+  auto stalls = baseline;
+  for (size_t i = 0; i < 20; ++i)
+    stalls[i] = 3'000'000;
+  CHECK(early_end_text(stalls, baseline, 500'000).empty());
+  CHECK(early_end_text({}, baseline, 0).empty());
+  // Calls that wait in their samples (a large set on the development VM:
+  // the baseline's 4.8 ms under its 40 ms samples) allow nothing, and do
+  // not make the candidate's honest calls look early.
+  std::vector<double> waits(101, -4'848'000);
+  CHECK(early_end_text(std::vector<double>(101, -39'000), waits, 40'155'000)
+          .empty());
+  CHECK_FALSE(
+    early_end_text(std::vector<double>(101, 1'500'000), waits, 40'155'000)
+      .empty());
+}

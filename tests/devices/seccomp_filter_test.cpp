@@ -208,6 +208,24 @@ TEST_CASE("a confined process cannot rearrange the pages of a shared "
   }) == "");
 }
 
+TEST_CASE("a confined process cannot take shared pages out of memory, and "
+          "can still give back its own") {
+  CHECK(run_confined([] {
+    int fd = ::memfd_create("shared", 0);
+    expect(fd >= 0 && ::ftruncate(fd, 4096) == 0, "a memory file");
+    void* shared
+      = ::mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    expect(shared != MAP_FAILED, "mapped");
+    for (int advice : {MADV_REMOVE, MADV_COLD, MADV_PAGEOUT})
+      expect(failed_with(::madvise(shared, 4096, advice), EPERM),
+        "madvise(" + std::to_string(advice) + ") fails with EPERM");
+    void* own = ::mmap(nullptr, 4096, PROT_READ | PROT_WRITE,
+      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    expect(::madvise(own, 4096, MADV_DONTNEED) == 0,
+      "madvise(MADV_DONTNEED) of its own memory works");
+  }) == "");
+}
+
 TEST_CASE("a confined process cannot run a program") {
   // Should execve succeed, /bin/true's exit status 0 is not all_held.
   CHECK(run_confined([] {

@@ -199,10 +199,12 @@ std::string early_end_text(std::vector<double> candidate,
   if (cand <= std::max(base, 0.0) + 3'000 + 0.03 * candidate_wall_ns)
     return {};
   return "calls that end before their work: the candidate's process used a "
-         "median " + std::to_string(static_cast<int64_t>(cand / 1000))
+         "median "
+         + std::to_string(static_cast<int64_t>(cand / 1000))
          + " us of CPU time a call beyond its sample (median sample "
          + std::to_string(static_cast<int64_t>(candidate_wall_ns / 1000))
-         + " us), the baseline's " + std::to_string(static_cast<int64_t>(base / 1000))
+         + " us), the baseline's "
+         + std::to_string(static_cast<int64_t>(base / 1000))
          + " us (a kernel must return when its work is done)";
 }
 

@@ -281,7 +281,8 @@ timing_outcome time_workload(
       if (!call->error.empty())
         return fail(call->status, std::move(call->error));
     if (hosted) {
-      beyond.baseline.push_back(static_cast<double>(base.cpu_ns - base.wall_ns));
+      beyond.baseline.push_back(
+        static_cast<double>(base.cpu_ns - base.wall_ns));
       beyond.candidate.push_back(
         static_cast<double>(cand.cpu_ns - cand.wall_ns));
       auto nothing = ctx.baseline_host->call_nothing();

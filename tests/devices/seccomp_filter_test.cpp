@@ -16,11 +16,15 @@
 #include <fcntl.h>
 #include <linux/io_uring.h>
 #include <sched.h>
+#include <sys/epoll.h>
+#include <sys/inotify.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/timerfd.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -216,13 +220,33 @@ TEST_CASE("a confined process cannot take shared pages out of memory, and "
     void* shared
       = ::mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     expect(shared != MAP_FAILED, "mapped");
-    for (int advice : {MADV_REMOVE, MADV_COLD, MADV_PAGEOUT})
+    for (int advice : {MADV_REMOVE, MADV_COLD, MADV_PAGEOUT, 25})
       expect(failed_with(::madvise(shared, 4096, advice), EPERM),
         "madvise(" + std::to_string(advice) + ") fails with EPERM");
     void* own = ::mmap(nullptr, 4096, PROT_READ | PROT_WRITE,
       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     expect(::madvise(own, 4096, MADV_DONTNEED) == 0,
       "madvise(MADV_DONTNEED) of its own memory works");
+  }) == "");
+}
+
+TEST_CASE("a confined process can arm no timer and watch no descriptor") {
+  CHECK(run_confined([] {
+    expect(failed_with(::timerfd_create(CLOCK_MONOTONIC, 0), EPERM),
+      "timerfd_create fails with EPERM");
+    timer_t timer{};
+    expect(failed_with(::timer_create(CLOCK_MONOTONIC, nullptr, &timer), EPERM),
+      "timer_create fails with EPERM");
+    itimerval every{{0, 1000}, {0, 1000}};
+    expect(failed_with(::setitimer(ITIMER_REAL, &every, nullptr), EPERM),
+      "setitimer fails with EPERM");
+    expect(
+      failed_with(::epoll_create1(0), EPERM), "epoll_create1 fails with EPERM");
+    expect(
+      failed_with(::inotify_init1(0), EPERM), "inotify_init1 fails with EPERM");
+    // Sleeping still works.
+    timespec nap{0, 1000};
+    expect(::nanosleep(&nap, nullptr) == 0, "nanosleep works");
   }) == "");
 }
 

@@ -234,9 +234,8 @@ timing_outcome time_workload(
     workload_seed);
   result.input_sets = static_cast<uint32_t>(sets.size());
   const bool hosted = ctx.candidate_host != nullptr;
-  // Hosted, the sets are drawn one a round (sets_of_drawn_round): no
-  // rotation keeps them cold.
-  auto flush = hosted || flushes(ctx.rotation, sets.size(), result.set_bytes);
+  auto flush
+    = flushes_timed_calls(ctx.rotation, sets.size(), result.set_bytes, hosted);
   if (hosted)
     rehash_inputs(ctx, sets);
   auto fail = [&](eval_status status, std::string why) {

@@ -130,6 +130,11 @@ bool flushes(const rotation_plan& plan, size_t count, uint64_t set_bytes) {
   return plan.flush_inputs || count * set_bytes < plan.target_bytes;
 }
 
+bool flushes_timed_calls(const rotation_plan& plan, size_t count,
+  uint64_t set_bytes, bool drawn_each_round) {
+  return drawn_each_round || flushes(plan, count, set_bytes);
+}
+
 uint64_t set_footprint(const problem& p) {
   // Per allocation: what malloc keeps beside an aligned block, at most.
   constexpr uint64_t overhead = 2 * line_bytes;

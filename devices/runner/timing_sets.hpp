@@ -139,6 +139,13 @@ size_t set_count(uint64_t target, uint64_t memory_budget, uint64_t set_bytes,
 /// budget), so that inputs are never timed warm from the cache.
 bool flushes(const rotation_plan& plan, size_t count, uint64_t set_bytes);
 
+/// Whether the timed calls flush their inputs, given how the sets are
+/// drawn: with `drawn_each_round` (kernel processes, sets_of_drawn_round)
+/// always, as the runner has just written the candidate's set and no
+/// rotation keeps it cold; otherwise as flushes() says.
+bool flushes_timed_calls(const rotation_plan& plan, size_t count,
+  uint64_t set_bytes, bool drawn_each_round);
+
 /// The memory one input set of `p` takes: each buffer as page_allocator
 /// allocates it (guard zones included), plus the allocator's and the set's
 /// own bookkeeping. Tiny workloads rotate through millions of sets, whose

@@ -352,3 +352,58 @@ TEST_CASE("a candidate cannot compute its later calls' outputs ahead: each "
   REQUIRE(result.status == eval_status::passed);
   CHECK(result.geomean_speedup < 1.5);
 }
+
+namespace {
+
+/// A candidate that, once timing is under way, leaves the lower half of
+/// its output for its next call, which finishes it before its own upper
+/// half: each set's output is complete by the time the runner checks it,
+/// one call's work split over two calls.
+const char* finishes_later = R"(#include <cstdint>
+
+namespace {
+int calls = 0;
+const float* last_a = nullptr;
+const float* last_b = nullptr;
+float* last_c = nullptr;
+
+void rows(const float* a, const float* b, float* c, int64_t from, int64_t to,
+          int64_t n, int64_t k) {
+  for (int64_t i = from; i < to; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      float sum = 0.0f;
+      for (int64_t p = 0; p < k; ++p)
+        sum += a[i * k + p] * b[p * n + j];
+      c[i * n + j] = sum;
+    }
+}
+}
+
+extern "C" void eat_gemm(const float* a, const float* b, float* c, int64_t m,
+                         int64_t n, int64_t k) {
+  if (++calls <= 10) {
+    rows(a, b, c, 0, m, n, k);
+    return;
+  }
+  if (last_c != nullptr)
+    rows(last_a, last_b, last_c, m / 2, m, n, k);
+  rows(a, b, c, 0, m / 2, n, k);
+  last_a = a;
+  last_b = b;
+  last_c = c;
+}
+)";
+
+} // namespace
+
+TEST_CASE("a candidate that finishes its outputs in its next call is "
+          "caught by the hash kept after each call") {
+  // Correct for its first 10 calls, then half of every output is written
+  // a call late. Without the hash, every set the runner checked would be
+  // complete; only the last call's would not (a numerical mismatch).
+  auto result = evaluate_timed(finishes_later, true);
+  INFO(result.detail);
+  CHECK(result.status == eval_status::incorrect);
+  CHECK(contains(
+    result.detail, "the candidate's outputs changed after its call had"));
+}

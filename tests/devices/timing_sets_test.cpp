@@ -122,6 +122,19 @@ TEST_CASE("tiny sets rotate through at most max_sets, and a rotation cut "
   CHECK(flushes(plan_rotation(508 * mib), 1000, mib));
 }
 
+TEST_CASE("when each round draws the candidate's set anew, every timed "
+          "call's inputs are flushed, however long the rotation") {
+  constexpr uint64_t mib = uint64_t{1} << 20;
+  auto usual = plan_rotation(32 * mib);
+  REQUIRE_FALSE(flushes(usual, 64, mib));
+  // Drawn per block, a long enough rotation keeps the inputs cold.
+  CHECK_FALSE(flushes_timed_calls(usual, 64, mib, false));
+  // Drawn just before the candidate's call, they are in the caches.
+  CHECK(flushes_timed_calls(usual, 64, mib, true));
+  CHECK(flushes_timed_calls(usual, max_sets, 1024, false));
+  CHECK(flushes_timed_calls(usual, max_sets, 1024, true));
+}
+
 TEST_CASE("input sets rotate through twice the last-level cache up to "
           "128 MiB, and past that the timed calls' inputs are flushed") {
   constexpr uint64_t mib = uint64_t{1} << 20;

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <vector>
 
+#include <fcntl.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -129,6 +130,76 @@ constexpr long denied[] = {
 #  endif
 #  ifdef SYS_userfaultfd
   SYS_userfaultfd,
+#  endif
+// Files and memory that outlive the kernel's process or escape its
+// address-space limit: kernel code writes only into the buffers it is
+// given. As `nobody`, a kernel could fill /dev/shm (memory: the files stay
+// after the evaluation), /tmp or the disk the store is on with files of up
+// to RLIMIT_FSIZE each, or memory with memory files and System V segments,
+// which RLIMIT_AS does not count. Opening a file for writing is refused
+// below (open, openat); reading stays allowed.
+#  ifdef SYS_creat
+  SYS_creat,
+#  endif
+#  ifdef SYS_openat2
+  SYS_openat2,
+#  endif
+#  ifdef SYS_truncate
+  SYS_truncate,
+#  endif
+#  ifdef SYS_mkdir
+  SYS_mkdir,
+#  endif
+#  ifdef SYS_mkdirat
+  SYS_mkdirat,
+#  endif
+#  ifdef SYS_mknod
+  SYS_mknod,
+#  endif
+#  ifdef SYS_mknodat
+  SYS_mknodat,
+#  endif
+#  ifdef SYS_link
+  SYS_link,
+#  endif
+#  ifdef SYS_linkat
+  SYS_linkat,
+#  endif
+#  ifdef SYS_symlink
+  SYS_symlink,
+#  endif
+#  ifdef SYS_symlinkat
+  SYS_symlinkat,
+#  endif
+#  ifdef SYS_rename
+  SYS_rename,
+#  endif
+#  ifdef SYS_renameat
+  SYS_renameat,
+#  endif
+#  ifdef SYS_renameat2
+  SYS_renameat2,
+#  endif
+#  ifdef SYS_unlink
+  SYS_unlink,
+#  endif
+#  ifdef SYS_unlinkat
+  SYS_unlinkat,
+#  endif
+#  ifdef SYS_rmdir
+  SYS_rmdir,
+#  endif
+#  ifdef SYS_memfd_create
+  SYS_memfd_create,
+#  endif
+#  ifdef SYS_shmget
+  SYS_shmget,
+#  endif
+#  ifdef SYS_msgget
+  SYS_msgget,
+#  endif
+#  ifdef SYS_semget
+  SYS_semget,
 #  endif
 // Timers and watched descriptors, which make the kernel work later in
 // interrupts charged to whatever runs then: a red-team candidate armed
@@ -320,6 +391,14 @@ program build_filter(pid_t self) {
       BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, MADV_PAGEOUT, 2, 0),
       BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, madv_collapse, 1, 0), ret(allow),
       ret(eperm)}));
+#  endif
+  // Opening a file to write it, create it or truncate it (see `denied`).
+  constexpr uint32_t writes = O_WRONLY | O_RDWR | O_CREAT | O_TRUNC;
+#  ifdef SYS_open
+  add(when(BPF_JEQ, SYS_open, if_arg(1, BPF_JSET, writes, eperm, allow)));
+#  endif
+#  ifdef SYS_openat
+  add(when(BPF_JEQ, SYS_openat, if_arg(2, BPF_JSET, writes, eperm, allow)));
 #  endif
 #  ifdef SYS_prctl
   // The parent-death signal stays: the process dies with its runner.

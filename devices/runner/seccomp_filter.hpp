@@ -4,8 +4,10 @@
 // still act outside its own process: making processes or running programs,
 // tracing or signalling other processes, reading their memory, changing
 // its scheduling or CPU set, opening sockets, io_uring and perf events,
-// BPF, namespaces and mounts, the kernel's keyrings. Threads, signals to
-// itself and ordinary memory, file and clock calls stay allowed.
+// BPF, namespaces and mounts, the kernel's keyrings, timers and watched
+// descriptors, writing or creating files, memory files and System V IPC.
+// Threads, signals to itself, ordinary memory, reading files and clock
+// calls stay allowed.
 //
 // The filter is classic BPF built by hand (libseccomp is not available).
 // It knows x86-64 and aarch64; a system call of another ABI (i386 through

@@ -4,6 +4,10 @@
 // runner, so that a kernel cannot reach what decides its verdict. Each case
 // evaluates a candidate end to end through the built eat-runner.
 
+#include <string>
+
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 
 #include "devices/runner/harness.hpp"
@@ -406,4 +410,35 @@ TEST_CASE("a candidate that finishes its outputs in its next call is "
   CHECK(result.status == eval_status::incorrect);
   CHECK(contains(
     result.detail, "the candidate's outputs changed after its call had"));
+}
+
+TEST_CASE("a candidate leaves no file behind: in its own process it can "
+          "create none, in /dev/shm (memory) or on disk") {
+  // A kernel running as nobody could fill /dev/shm, whose files stay in
+  // memory after the evaluation, or the disk the store is on.
+  auto tag = std::to_string(::getpid());
+  auto shm = "/dev/shm/eat-kernel-test-" + tag;
+  auto disk = "/tmp/eat-kernel-test-" + tag;
+  auto fills = naive_kernel(R"(static bool tried = false;
+  if (!tried) {
+    tried = true;
+    for (const char* path : {")"
+                              + shm + R"(", ")" + disk + R"("}) {
+      int fd = open(path, O_WRONLY | O_CREAT, 0666);
+      if (fd >= 0) {
+        static char block[1 << 16];
+        (void)!write(fd, block, sizeof(block));
+        close(fd);
+      }
+    }
+  })",
+    "",
+    "#include <fcntl.h>\n#include <initializer_list>\n#include <unistd.h>\n");
+  auto result = evaluate(fills, true);
+  INFO(result.detail);
+  CHECK(result.status == eval_status::passed);
+  CHECK(::access(shm.c_str(), F_OK) != 0);
+  CHECK(::access(disk.c_str(), F_OK) != 0);
+  ::unlink(shm.c_str());
+  ::unlink(disk.c_str());
 }

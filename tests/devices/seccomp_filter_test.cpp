@@ -18,10 +18,13 @@
 #include <sched.h>
 #include <sys/epoll.h>
 #include <sys/inotify.h>
+#include <sys/ipc.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/shm.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/timerfd.h>
@@ -202,10 +205,8 @@ TEST_CASE("a confined process cannot open a socket") {
 TEST_CASE("a confined process cannot rearrange the pages of a shared "
           "mapping") {
   CHECK(run_confined([] {
-    int fd = ::memfd_create("two-pages", 0);
-    expect(fd >= 0 && ::ftruncate(fd, 2 * 4096) == 0, "a memory file");
-    void* at
-      = ::mmap(nullptr, 2 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    void* at = ::mmap(nullptr, 2 * 4096, PROT_READ | PROT_WRITE,
+      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     expect(at != MAP_FAILED, "mapped");
     expect(failed_with(::remap_file_pages(at, 4096, 0, 1, 0), EPERM),
       "remap_file_pages fails with EPERM");
@@ -215,10 +216,8 @@ TEST_CASE("a confined process cannot rearrange the pages of a shared "
 TEST_CASE("a confined process cannot take shared pages out of memory, and "
           "can still give back its own") {
   CHECK(run_confined([] {
-    int fd = ::memfd_create("shared", 0);
-    expect(fd >= 0 && ::ftruncate(fd, 4096) == 0, "a memory file");
-    void* shared
-      = ::mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    void* shared = ::mmap(
+      nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     expect(shared != MAP_FAILED, "mapped");
     for (int advice : {MADV_REMOVE, MADV_COLD, MADV_PAGEOUT, 25})
       expect(failed_with(::madvise(shared, 4096, advice), EPERM),
@@ -248,6 +247,54 @@ TEST_CASE("a confined process can arm no timer and watch no descriptor") {
     timespec nap{0, 1000};
     expect(::nanosleep(&nap, nullptr) == 0, "nanosleep works");
   }) == "");
+}
+
+TEST_CASE("a confined process writes no file and keeps no memory beyond "
+          "its address space, and can still read files") {
+  char dir_template[] = "/tmp/eat-seccomp-XXXXXX";
+  REQUIRE(::mkdtemp(dir_template) != nullptr);
+  std::string dir = dir_template;
+  auto existing = dir + "/existing";
+  int made = ::open(existing.c_str(), O_WRONLY | O_CREAT, 0666);
+  REQUIRE(made >= 0);
+  ::close(made);
+  auto fresh = dir + "/fresh";
+  CHECK(run_confined([&] {
+    for (int flags : {O_WRONLY | O_CREAT, O_RDWR, O_WRONLY, O_RDONLY | O_TRUNC,
+           O_WRONLY | O_APPEND})
+      expect(failed_with(::open(existing.c_str(), flags, 0666), EPERM),
+        "open(flags " + std::to_string(flags) + ") fails with EPERM");
+    expect(failed_with(
+             ::openat(AT_FDCWD, fresh.c_str(), O_RDWR | O_CREAT, 0666), EPERM),
+      "openat(O_RDWR | O_CREAT) fails with EPERM");
+    expect(failed_with(::syscall(SYS_creat, fresh.c_str(), 0666), EPERM),
+      "creat fails with EPERM");
+    expect(failed_with(::mkdir(fresh.c_str(), 0777), EPERM),
+      "mkdir fails with EPERM");
+    expect(failed_with(::symlink(existing.c_str(), fresh.c_str()), EPERM),
+      "symlink fails with EPERM");
+    expect(failed_with(::rename(existing.c_str(), fresh.c_str()), EPERM),
+      "rename fails with EPERM");
+    expect(failed_with(::truncate(existing.c_str(), 0), EPERM),
+      "truncate fails with EPERM");
+    expect(failed_with(::unlink(existing.c_str()), EPERM),
+      "unlink fails with EPERM");
+    expect(failed_with(::memfd_create("fill", 0), EPERM),
+      "memfd_create fails with EPERM");
+    expect(failed_with(::shmget(IPC_PRIVATE, 1 << 20, IPC_CREAT | 0600), EPERM),
+      "shmget fails with EPERM");
+    int in = ::open(existing.c_str(), O_RDONLY | O_CLOEXEC);
+    expect(in >= 0, "open(O_RDONLY) works");
+    ::close(in);
+    int status = ::openat(AT_FDCWD, "/proc/self/status", O_RDONLY);
+    expect(status >= 0, "openat(O_RDONLY) works");
+    ::close(status);
+  }) == "");
+  // Nothing was made, renamed or removed.
+  CHECK(::access(existing.c_str(), F_OK) == 0);
+  CHECK(::access(fresh.c_str(), F_OK) != 0);
+  ::unlink(existing.c_str());
+  ::rmdir(dir.c_str());
 }
 
 TEST_CASE("a confined process cannot run a program") {

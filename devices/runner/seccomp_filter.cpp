@@ -405,6 +405,15 @@ program build_filter(pid_t self) {
   add(when(
     BPF_JEQ, SYS_prctl, if_arg(0, BPF_JEQ, PR_SET_PDEATHSIG, eperm, allow)));
 #  endif
+#  ifdef SYS_prlimit64
+  // Resource limits only its own (0 or its pid): other processes of the
+  // evaluation run as the same user, whose limits a process may otherwise
+  // set (a CPU-time limit of a second kills its holder then).
+  add(when(BPF_JEQ, SYS_prlimit64,
+    {load(arg_low(0)), BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 0),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, static_cast<uint32_t>(self), 0, 1),
+      ret(allow), ret(eperm)}));
+#  endif
   // Signals only to itself: raise() and abort() still work, while another
   // pid, a process group (0 or negative) or every process (-1) is refused.
   for (long nr : signalling)

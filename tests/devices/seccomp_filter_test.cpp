@@ -22,6 +22,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/shm.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -295,6 +296,26 @@ TEST_CASE("a confined process writes no file and keeps no memory beyond "
   CHECK(::access(fresh.c_str(), F_OK) != 0);
   ::unlink(existing.c_str());
   ::rmdir(dir.c_str());
+}
+
+TEST_CASE("a confined process reads and sets only its own resource "
+          "limits") {
+  CHECK(run_confined([] {
+    rlimit limit{};
+    expect(
+      failed_with(::prlimit(::getppid(), RLIMIT_CORE, nullptr, &limit), EPERM),
+      "prlimit of its parent fails with EPERM");
+    rlimit one{1, 1};
+    expect(
+      failed_with(::prlimit(::getppid(), RLIMIT_CPU, &one, nullptr), EPERM),
+      "setting its parent's CPU-time limit fails with EPERM");
+    expect(::prlimit(0, RLIMIT_CORE, nullptr, &limit) == 0,
+      "prlimit of itself (0) works");
+    expect(::prlimit(::getpid(), RLIMIT_CORE, nullptr, &limit) == 0,
+      "prlimit of its own pid works");
+    expect(::getrlimit(RLIMIT_AS, &limit) == 0, "getrlimit works");
+    expect(::setrlimit(RLIMIT_CORE, &limit) == 0, "setrlimit works");
+  }) == "");
 }
 
 TEST_CASE("a confined process cannot run a program") {

@@ -402,10 +402,19 @@ extern "C" void eat_gemm(const float* a, const float* b, float* c, int64_t m,
 
 TEST_CASE("a candidate that finishes its outputs in its next call is "
           "caught by the hash kept after each call") {
-  // Correct for its first 10 calls, then half of every output is written
-  // a call late. Without the hash, every set the runner checked would be
-  // complete; only the last call's would not (a numerical mismatch).
-  auto result = evaluate_timed(finishes_later, true);
+  // Correct for its first 10 calls (the correctness phase and the warm-up
+  // take 8 here), then half of every output is written a call late. Without
+  // the hash, every set the runner checked would be complete; only the
+  // last call's would not (a numerical mismatch). At least 30 rounds: the
+  // usual 3 could end before the candidate's 11th call.
+  auto dir = make_temp_dir();
+  auto opts = fast_options(dir);
+  opts.kernel_processes = true;
+  opts.timing.min_samples = 30;
+  opts.timing.max_time_s = 30;
+  auto dev = make_device(opts);
+  auto task = sgemm_task({gemm_workload(96, 96, 96)});
+  auto result = dev->evaluate(task, make_candidate("c", finishes_later), 11);
   INFO(result.detail);
   CHECK(result.status == eval_status::incorrect);
   CHECK(contains(

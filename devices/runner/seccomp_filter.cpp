@@ -137,7 +137,10 @@ constexpr long denied[] = {
 // after the evaluation), /tmp or the disk the store is on with files of up
 // to RLIMIT_FSIZE each, or memory with memory files and System V segments,
 // which RLIMIT_AS does not count. Opening a file for writing is refused
-// below (open, openat); reading stays allowed.
+// below (open, openat); reading stays allowed. fallocate and ftruncate
+// too: punching a hole in a shared memory file (were a descriptor of the
+// arena ever left open) would take the baseline's pages out of memory as
+// MADV_REMOVE did.
 #  ifdef SYS_creat
   SYS_creat,
 #  endif
@@ -188,6 +191,12 @@ constexpr long denied[] = {
 #  endif
 #  ifdef SYS_rmdir
   SYS_rmdir,
+#  endif
+#  ifdef SYS_fallocate
+  SYS_fallocate,
+#  endif
+#  ifdef SYS_ftruncate
+  SYS_ftruncate,
 #  endif
 #  ifdef SYS_memfd_create
   SYS_memfd_create,

@@ -280,6 +280,15 @@ TEST_CASE("a confined process writes no file and keeps no memory beyond "
       "truncate fails with EPERM");
     expect(failed_with(::unlink(existing.c_str()), EPERM),
       "unlink fails with EPERM");
+    // On a pipe: should the filter let them through, they fail otherwise.
+    int ends[2];
+    expect(::pipe(ends) == 0, "pipe");
+    expect(failed_with(::ftruncate(ends[1], 0), EPERM),
+      "ftruncate fails with EPERM");
+    expect(failed_with(::fallocate(ends[1],
+                         FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, 4096),
+             EPERM),
+      "fallocate fails with EPERM");
     expect(failed_with(::memfd_create("fill", 0), EPERM),
       "memfd_create fails with EPERM");
     expect(failed_with(::shmget(IPC_PRIVATE, 1 << 20, IPC_CREAT | 0600), EPERM),

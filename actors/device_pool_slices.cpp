@@ -29,25 +29,42 @@ std::string speedup_text(double x) {
   return buf;
 }
 
-/// The team's answer once the re-run is in.
-eval_result conclude(
-  const pool_options& opts, pool_job& job, const eval_result& second) {
+/// Whether re-run `r` confirms the job's first result: it passed, at most
+/// the tolerance slower. A faster re-run confirms it too: the first result
+/// claims no more than the kernel reached again.
+bool agrees(
+  const pool_options& opts, const pool_job& job, const eval_result& r) {
   auto a = job.first.geomean_speedup;
-  auto b = second.geomean_speedup;
+  auto b = r.geomean_speedup;
   auto tolerance = job.kind == "cpu" ? opts.reverify_tolerance_cpu
                                      : opts.reverify_tolerance;
-  auto agree = second.status == eval_status::passed && a > 0 && b > 0
-               && std::max(a, b) / std::min(a, b) <= tolerance;
+  return r.status == eval_status::passed && a > 0 && b > 0
+         && a / b <= tolerance;
+}
+
+/// The team's answer once the re-runs are in: the first result stands
+/// when the last re-run agrees with it.
+eval_result conclude(
+  const pool_options& opts, pool_job& job, const eval_result& last) {
+  auto a = job.first.geomean_speedup;
+  auto b = last.geomean_speedup;
+  auto agree = agrees(opts, job, last);
   auto r = std::move(job.first);
   if (agree) {
-    r.method += "; re-verified in a fresh process with seed "
-                + std::to_string(job.second_seed) + ": " + speedup_text(b);
+    r.method += job.tie_break ? "; not reproduced in a fresh process ("
+                                  + speedup_text(job.second.geomean_speedup)
+                                  + "), then re-verified in another with seed "
+                              : "; re-verified in a fresh process with seed ";
+    r.method += std::to_string(job.second_seed) + ": " + speedup_text(b);
     return r;
   }
   r.status = eval_status::rejected;
-  r.detail = "not reproduced in a fresh process: first " + speedup_text(a)
-             + ", then " + speedup_text(b) + " (" + to_string(second.status)
-             + (second.detail.empty() ? "" : ": " + second.detail) + ")";
+  r.detail
+    = "not reproduced in a fresh process: first " + speedup_text(a) + ", then "
+      + (job.tie_break ? speedup_text(job.second.geomean_speedup) + " and "
+                       : "")
+      + speedup_text(b) + " (" + to_string(last.status)
+      + (last.detail.empty() ? "" : ": " + last.detail) + ")";
   return r;
 }
 
@@ -58,6 +75,17 @@ void on_result(
   if (i == st.jobs.end())
     return;
   auto& job = i->second;
+  if (job.reverifying && !job.tie_break && r.status == eval_status::passed
+      && !agrees(st.opts, job, r)) {
+    // A passed re-run that disagrees: on a noisy machine an honest kernel
+    // can miss the tolerance once, so another fresh process decides.
+    job.tie_break = true;
+    job.second = std::move(r);
+    job.second_seed = reverify_seed(job.second_seed);
+    job.phase = job_phase::ready;
+    st.ready_queue.push_priority(id);
+    return;
+  }
   if (job.reverifying)
     return answer(self, id, conclude(st.opts, job, r));
   if (!needs_reverify(st, job, r))

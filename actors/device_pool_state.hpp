@@ -43,6 +43,10 @@ struct pool_job {
   eval_result first;
   size_t first_slot = no_slot;
   uint64_t second_seed = 0;
+  /// Set when the first re-run passed but disagreed, and a second re-run
+  /// decides (its seed is then second_seed): the first re-run's result.
+  bool tie_break = false;
+  eval_result second;
 };
 
 /// One device and what the pool knows about it.

@@ -38,6 +38,20 @@ eval_result evaluate_timed(const std::string& source, bool kernel_processes) {
   return evaluate(source, kernel_processes, 60, true);
 }
 
+/// Evaluates `source` in kernel processes on sgemm workload `w`, timing at
+/// least `min_rounds` rounds (up to 30 s).
+eval_result evaluate_rounds(
+  const std::string& source, const workload& w, uint32_t min_rounds) {
+  auto dir = make_temp_dir();
+  auto opts = fast_options(dir);
+  opts.kernel_processes = true;
+  opts.timing.min_samples = min_rounds;
+  opts.timing.max_time_s = 30;
+  opts.timing.min_time_s = 0;
+  auto dev = make_device(opts);
+  return dev->evaluate(sgemm_task({w}), make_candidate("c", source), 11);
+}
+
 /// A candidate whose first call finds the baseline's eat_gemm in the
 /// process (another loaded object defining it) and overwrites its first
 /// bytes with a jump to a copy of the naive loop that runs three times:
@@ -343,15 +357,7 @@ TEST_CASE("a candidate cannot compute its later calls' outputs ahead: each "
   // 60 rounds run four. With every set drawn at a block's start, the
   // candidate's median was a copy (passed, many times faster than the
   // same loop); drawn one a round, every call works for all the sets.
-  auto dir = make_temp_dir();
-  auto opts = fast_options(dir);
-  opts.kernel_processes = true;
-  opts.timing.min_samples = 60;
-  opts.timing.max_time_s = 30;
-  opts.timing.min_time_s = 0;
-  auto dev = make_device(opts);
-  auto task = sgemm_task({gemm_workload(8, 512, 256)});
-  auto result = dev->evaluate(task, make_candidate("c", computes_ahead), 11);
+  auto result = evaluate_rounds(computes_ahead, gemm_workload(8, 512, 256), 60);
   INFO(result.detail << " " << result.geomean_speedup);
   REQUIRE(result.status == eval_status::passed);
   CHECK(result.geomean_speedup < 1.5);
@@ -407,14 +413,7 @@ TEST_CASE("a candidate that finishes its outputs in its next call is "
   // the hash, every set the runner checked would be complete; only the
   // last call's would not (a numerical mismatch). At least 30 rounds: the
   // usual 3 could end before the candidate's 11th call.
-  auto dir = make_temp_dir();
-  auto opts = fast_options(dir);
-  opts.kernel_processes = true;
-  opts.timing.min_samples = 30;
-  opts.timing.max_time_s = 30;
-  auto dev = make_device(opts);
-  auto task = sgemm_task({gemm_workload(96, 96, 96)});
-  auto result = dev->evaluate(task, make_candidate("c", finishes_later), 11);
+  auto result = evaluate_rounds(finishes_later, gemm_workload(96, 96, 96), 30);
   INFO(result.detail);
   CHECK(result.status == eval_status::incorrect);
   CHECK(contains(

@@ -146,6 +146,34 @@ EAT_SHIPPED_TASK_PASSES("softmax")
 EAT_SHIPPED_TASK_PASSES("softmax_cuda")
 EAT_SHIPPED_TASK_PASSES("softmax_hip")
 
+TEST_CASE("the shipped sgemm and softmax experts pass in kernel processes, "
+          "whose filter lets them read what they load") {
+  // OpenBLAS and oneDNN read their libraries and the CPU's description;
+  // the filter refuses writing files, memory files and System V IPC.
+  for (const char* name : {"sgemm", "softmax"}) {
+    INFO(name);
+    auto task = load_task(source_dir / "kernels", name);
+    REQUIRE(task);
+    REQUIRE_FALSE(task->expert_source.empty());
+    task->workloads.resize(1);
+    eat::test::temp_dir dir;
+    auto opts = task_check_cpu_options(EAT_RUNNER_PATH, dir.path().string());
+    opts.peak_flops_override = 1e15;
+    opts.peak_bw_override = 1e15;
+    opts.kernel_processes = true;
+    auto dev = devices::make_cpu_device("expert", opts);
+    REQUIRE(dev);
+    candidate expert;
+    expert.id = "expert";
+    expert.family = "custom";
+    expert.source = task->expert_source;
+    auto result = (*dev)->evaluate(*task, expert, 7);
+    INFO(result.detail);
+    CHECK(result.status == eval_status::passed);
+    CHECK_THAT(result.method, Catch::Contains("each in a process of its own"));
+  }
+}
+
 TEST_CASE("tasks check names a broken template instance and accepts a "
           "rejected combination") {
   eat::test::temp_dir dir;

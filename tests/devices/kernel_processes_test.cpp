@@ -260,11 +260,14 @@ TEST_CASE("a candidate that writes into its inputs from its own process is "
 TEST_CASE("a candidate that writes into its inputs only once timing is "
           "under way is caught by the runner's keyed hash") {
   // Correct for its first 10 calls (the correctness phase and the warm-up
-  // take 7 here), then it bumps an input on every call.
+  // of its one workload take 8), then it bumps an input on every call. At
+  // least 30 rounds: over several workloads of 3 rounds each, its 11th
+  // call once fell in a later workload's correctness phase, which caught
+  // it there instead.
   auto late = naive_kernel(R"(static int calls = 0;
   if (++calls > 10)
     const_cast<float*>(a)[0] += 1.0f;)");
-  auto result = evaluate(late, true);
+  auto result = evaluate_rounds(late, gemm_workload(48, 48, 48), 30);
   INFO(result.detail);
   CHECK(result.status == eval_status::incorrect);
   CHECK(contains(result.detail, "timed calls: input mutated"));

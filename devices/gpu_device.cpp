@@ -15,6 +15,7 @@
 #include "devices/gpu_runner/gpu_kind.hpp"
 #include "devices/gpu_runner_client.hpp"
 #include "devices/gpu_toolchain.hpp"
+#include "devices/gpu_visibility.hpp"
 #include "devices/kind.hpp"
 #include "devices/run_as.hpp"
 #include "devices/scoring.hpp"
@@ -62,7 +63,19 @@ struct gpu_setup {
   /// with half-precision inputs (at least peak.flops_per_s).
   double half_flops = 0;
   int core = 0;
+  /// The runner's environment that shows it only this GPU (only_its_gpu),
+  /// else empty.
+  std::vector<std::string> runner_env;
 };
+
+/// What the method line says about the GPUs kernel code could see.
+std::string visibility_note(
+  const gpu_runner_reply& r, const std::vector<std::string>& env) {
+  if (env.empty() || r.visible_gpus != 1)
+    return "kernel code saw " + std::to_string(r.visible_gpus)
+           + (r.visible_gpus == 1 ? " GPU" : " GPUs");
+  return "kernel code saw only its GPU (" + env.front() + ")";
+}
 
 /// True if a definition task has float16 or bfloat16 inputs, which a kernel
 /// may feed to the tensor/matrix units.
@@ -160,7 +173,9 @@ gpu_runner_request gpu_device::make_request(
   req.limits.run_as_gid = opts_.run_as_gid;
   req.limits.user_namespace = opts_.user_namespace;
   req.backend = setup_.backend;
-  req.gpu = setup_.info.index;
+  // Started seeing only its GPU, the runner finds it at index 0.
+  req.only_gpu = !setup_.runner_env.empty();
+  req.gpu = req.only_gpu ? 0 : setup_.info.index;
   req.identity = setup_.info.uuid;
   return req;
 }
@@ -185,7 +200,8 @@ eval_result gpu_device::run(const task_spec& task, const candidate& c,
     return fail(objects.status, objects.detail);
   }
   runner_launch launch{opts_.runner_path,
-    (fs::path{opts_.work_dir} / "scratch").string(), opts_.eval_timeout_s};
+    (fs::path{opts_.work_dir} / "scratch").string(), opts_.eval_timeout_s,
+    setup_.runner_env};
   auto run = run_gpu_runner(launch, make_request(task, objects, seed));
   answered_ = run && run->common.reply
               && run->common.reply->status != eval_status::runtime_error;
@@ -199,10 +215,12 @@ eval_result gpu_device::run(const task_spec& task, const candidate& c,
   result.method = measurement_method(opts_.timing, setup_.backend)
                   + "; speed-of-light gate: " + peak_text(gate);
   if (run->reply)
-    result.method
-      += "; L2 flush " + std::to_string(run->reply->flush_bytes >> 20)
-         + " MiB; " + run->reply->gpu_notes + "; " + isolation_note(*run->reply)
-         + "; " + kernel_user_note(run->reply->kernel_uid);
+    result.method += "; L2 flush "
+                     + std::to_string(run->reply->flush_bytes >> 20) + " MiB; "
+                     + run->reply->gpu_notes + "; "
+                     + visibility_note(*run->reply, setup_.runner_env) + "; "
+                     + isolation_note(*run->reply) + "; "
+                     + kernel_user_note(run->reply->kernel_uid);
   if (!run->common.reply)
     return fail(run->common.status, std::move(run->common.detail));
   auto scored = apply_speed_of_light(
@@ -351,6 +369,13 @@ caf::expected<std::unique_ptr<device>> make_gpu_device_for(
     return std::move(peak.error());
   std::tie(setup.peak, setup.peak_source) = *peak;
   setup.half_flops = half_peak_flops(setup.info, setup.peak, opts);
+  if (opts.only_its_gpu) {
+    auto env = only_gpu_environment(backend, setup.info.index);
+    if (!env)
+      return make_error(error::invalid_config,
+        backend + " device " + id + ": " + render(env.error()));
+    setup.runner_env = std::move(*env);
+  }
   return std::unique_ptr<device>{std::make_unique<gpu_device>(
     std::move(id), std::move(opts), std::move(*tools), std::move(setup))};
 }

@@ -60,6 +60,10 @@ struct gpu_options {
   /// own for its network and PID namespaces (docs/harness.md, "Sandbox");
   /// off for a GPU runtime that cannot work in one.
   bool user_namespace = true;
+  /// Whether each runner is started seeing only its own GPU (its
+  /// runtime's visible-devices variable, devices/gpu_visibility.hpp), so
+  /// that kernel code cannot select and use another GPU of the machine.
+  bool only_its_gpu = true;
   /// Peaks of the speed-of-light gate; 0 takes them from the model table
   /// and the bandwidth probe. A test seam.
   double peak_flops_override = 0;

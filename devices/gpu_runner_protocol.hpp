@@ -29,6 +29,10 @@ struct gpu_runner_request : runner_request {
   /// Stable identity the GPU must have (its UUID or PCI bus id); empty
   /// skips the check. Guards against renumbered GPUs.
   std::string identity;
+  /// Whether the runner was started seeing only this GPU
+  /// (devices/gpu_visibility.hpp): it then refuses to evaluate unless the
+  /// runtime shows exactly one GPU.
+  bool only_gpu = false;
 };
 
 /// The GPU runner's answer: the CPU runner's reply plus what the GPU said.
@@ -40,15 +44,19 @@ struct gpu_runner_reply : runner_reply {
   std::string gpu_notes;
   /// Bytes written to flush the L2 cache before each sample.
   uint64_t flush_bytes = 0;
+  /// How many GPUs the runtime showed the runner, hence its kernel code.
+  int32_t visible_gpus = 0;
 };
 
 EAT_DESCRIBE(gpu_runner_request, nonce, kind, dtype, atol, rtol, matched_ratio,
   max_error, deterministic, workloads, reference_so, baseline_so, candidate_so,
-  seed, timing, core, limits, kernel_processes, backend, gpu, identity)
+  seed, timing, core, limits, kernel_processes, backend, gpu, identity,
+  only_gpu)
 EAT_DESCRIBE(gpu_runner_reply, nonce, status, detail, workloads,
   network_isolated, pid_isolated, tasks_capped, core, kernel_uid,
   cgroup_cpu_time, kernel_processes, candidate_idle_cpu_ns,
-  candidate_cpu_during_baseline_ns, gpu_name, gpu_notes, flush_bytes)
+  candidate_cpu_during_baseline_ns, gpu_name, gpu_notes, flush_bytes,
+  visible_gpus)
 
 /// What a GPU runner started with an option instead of a request writes
 /// on its fd 4 (devices/gpu_runner/gpu_service.hpp): `--probe` fills

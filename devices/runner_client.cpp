@@ -226,6 +226,7 @@ caf::expected<runner_run> run_runner_bytes(const runner_launch& launch,
   // A candidate's temporary files stay in its scratch directory, which goes
   // when the evaluation ends.
   spec.env = {"TMPDIR=" + fs::absolute(scratch->path()).string()};
+  spec.env.insert(spec.env.end(), launch.env.begin(), launch.env.end());
   auto child = child_process::spawn(spec);
   if (!child)
     return make_error(error::runner_failed, render(child.error()));

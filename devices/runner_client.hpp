@@ -12,6 +12,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <caf/expected.hpp>
 
@@ -32,6 +33,9 @@ struct runner_launch {
   std::string scratch_parent;
   /// Wall-clock deadline of the whole runner process.
   double timeout_s = 300;
+  /// Environment entries set ("NAME=value") or removed ("NAME") in the
+  /// runner's, over the parent's (a GPU runner's visible GPUs).
+  std::vector<std::string> env;
 };
 
 /// How one runner process went.

@@ -75,9 +75,10 @@ void describe_attributes(spawn_setup& setup) {
   posix_spawnattr_setsigdefault(&setup.attr, &all);
 }
 
-/// The parent's environment with `extra` ("NAME=value") set over it, as
-/// posix_spawn takes it; the pointers stay valid while environ and `extra`
-/// are unchanged.
+/// The parent's environment with `extra` ("NAME=value") set over it and
+/// the variables named bare in `extra` ("NAME") removed, as posix_spawn
+/// takes it; the pointers stay valid while environ and `extra` are
+/// unchanged.
 std::vector<char*> child_environment(const std::vector<std::string>& extra) {
   auto overridden = [&](const char* entry) {
     for (const auto& e : extra) {
@@ -92,7 +93,8 @@ std::vector<char*> child_environment(const std::vector<std::string>& extra) {
     if (!overridden(*p))
       env.push_back(*p);
   for (const auto& e : extra)
-    env.push_back(const_cast<char*>(e.c_str()));
+    if (e.find('=') != std::string::npos)
+      env.push_back(const_cast<char*>(e.c_str()));
   env.push_back(nullptr);
   return env;
 }

@@ -39,7 +39,8 @@ struct process_spec {
   /// Pairs {child fd, path}: files created (truncated) for the child's output.
   std::vector<std::pair<int, std::string>> files;
   /// "NAME=value" entries set in the child's environment, over the parent's
-  /// variables of the same names; the rest of the parent's is inherited.
+  /// variables of the same names, and "NAME" entries removed from it; the
+  /// rest of the parent's is inherited.
   std::vector<std::string> env;
 };
 

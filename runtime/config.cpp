@@ -307,6 +307,7 @@ gpu_section read_gpu(table_reader s) {
     = s.number("eval_timeout_s", positive).value_or(r.eval_timeout_s);
   r.run_as = s.string("run_as", any_text).value_or(r.run_as);
   r.user_namespace = s.boolean("user_namespace").value_or(r.user_namespace);
+  r.only_its_gpu = s.boolean("only_its_gpu").value_or(r.only_its_gpu);
   return r;
 }
 
@@ -492,7 +493,7 @@ config read_sections(const toml::table& root, const fs::path& file,
                            std::pair{"devices.hip", &cfg.hip}})
     *gpu = read_gpu(section(root, name,
       {"enabled", "gpus", "compiler", "flags", "compile_timeout_s",
-        "eval_timeout_s", "run_as", "user_namespace"},
+        "eval_timeout_s", "run_as", "user_namespace", "only_its_gpu"},
       out));
   cfg.pool = read_pool(section(root, "devices.pool",
     {"compile_workers", "ahead", "slice_timeout_s", "drain_after",

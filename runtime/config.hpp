@@ -165,6 +165,9 @@ struct gpu_section {
   /// When eat is not root: whether runners make a user namespace of their
   /// own (network and PID isolation; off for a runtime that fails in one).
   bool user_namespace = true;
+  /// Whether each runner sees only its own GPU (docs/harness.md, "CUDA and
+  /// HIP backends").
+  bool only_its_gpu = true;
 };
 
 /// The [devices.pool] section: how the device pool schedules

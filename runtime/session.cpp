@@ -103,6 +103,7 @@ void add_gpu_devices(const config& cfg, const run_dir& dir,
     opts.eval_timeout_s = gpu->eval_timeout_s;
     opts.run_as = gpu->run_as;
     opts.user_namespace = gpu->user_namespace;
+    opts.only_its_gpu = gpu->only_its_gpu;
     opts.gpus = gpu->gpus;
     opts.runner_path
       = (executable_dir() / (std::string{"eat-"} + name + "-runner")).string();

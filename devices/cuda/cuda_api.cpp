@@ -64,6 +64,11 @@ public:
     return measure_cuda_copy_bandwidth(index);
   }
 
+  int visible_count() override {
+    int count = 0;
+    return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
+  }
+
   std::string open(int index) override {
     // cudaSetDevice creates the context. A GPU in the EXCLUSIVE_PROCESS
     // compute mode refuses it while another process holds one: the runner

@@ -50,6 +50,9 @@ public:
   /// written a second (`--bandwidth INDEX`; no open()).
   virtual caf::expected<double> copy_bandwidth(int index) = 0;
 
+  /// How many GPUs the runtime shows this process (no open()).
+  virtual int visible_count() = 0;
+
   /// Makes GPU `index` current and creates the stream and the three events.
   virtual std::string open(int index) = 0;
 

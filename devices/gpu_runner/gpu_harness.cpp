@@ -66,6 +66,13 @@ check_outcome prepare_context(gpu_context& ctx, gpu_api& api,
     return {eval_status::runtime_error, "a request for backend '" + req.backend
                                           + "' reached the " + api.backend()
                                           + " runner"};
+  reply.visible_gpus = api.visible_count();
+  if (req.only_gpu && reply.visible_gpus != 1)
+    return {eval_status::runtime_error,
+      "the runtime shows this runner " + std::to_string(reply.visible_gpus)
+        + " GPUs where it was started to see only " + req.identity
+        + " (its visible-devices variable did not restrict it; "
+          "docs/harness.md, \"CUDA and HIP backends\")"};
   if (auto why = api.open(req.gpu); !why.empty())
     return {eval_status::runtime_error,
       "GPU " + std::to_string(req.gpu) + " is unavailable: " + why};

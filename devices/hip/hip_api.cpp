@@ -50,6 +50,11 @@ public:
     return measure_hip_copy_bandwidth(index);
   }
 
+  int visible_count() override {
+    int count = 0;
+    return hipGetDeviceCount(&count) == hipSuccess ? count : 0;
+  }
+
   std::string open(int index) override {
     if (auto why = text("hipSetDevice", hipSetDevice(index)); !why.empty())
       return why;

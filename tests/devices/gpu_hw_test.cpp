@@ -2,7 +2,8 @@
 // scripts/gpu-check.sh). The baseline passes; a wrong kernel is incorrect;
 // a kernel that writes outside its output is caught, one that traps is a
 // runtime error and one that never returns a timeout, and the next
-// evaluation still works; timing is sane; the runner of an eat that is not
+// evaluation still works; kernel code sees only the device's GPU; timing
+// is sane; the runner of an eat that is not
 // root opens the GPU and times kernels in a user namespace of its own. On a
 // machine without a CUDA GPU every case is skipped (exit code 77, which
 // CTest reports as skipped, never as passed).
@@ -57,6 +58,24 @@ TEST_CASE("on a CUDA GPU the baseline passes against itself") {
   CHECK(result.geomean_speedup > 0.5);
   CHECK(result.geomean_speedup < 2);
   CHECK_THAT(result.method, Catch::Contains("cudaEvent"));
+}
+
+TEST_CASE("on a CUDA GPU kernel code sees only its device's GPU") {
+  fixture f;
+  // Fails its call (an error code: runtime error) unless the runtime shows
+  // it exactly one GPU.
+  auto source = cuda_gemm_kernel("c[i * n + j] = sum;");
+  const std::string ret = "  return static_cast<int>(cudaGetLastError());";
+  auto at = source.find(ret);
+  REQUIRE(at != std::string::npos);
+  source.insert(at, "  int count = 0;\n"
+                    "  cudaGetDeviceCount(&count);\n"
+                    "  if (count != 1) return 10000 + count;\n");
+  auto result = f.evaluate(source);
+  INFO(result.detail << result.build_log);
+  CHECK(result.status == eval_status::passed);
+  CHECK_THAT(result.method,
+    Catch::Contains("kernel code saw only its GPU (CUDA_VISIBLE_DEVICES="));
 }
 
 TEST_CASE("on a CUDA GPU a wrong kernel is incorrect") {

@@ -15,6 +15,9 @@
 // namespace of its own.
 
 #include <cstdlib>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include <pwd.h>
 #include <unistd.h>
@@ -218,6 +221,116 @@ TEST_CASE("a GPU runner refuses to evaluate on a GPU that is not the "
   CHECK(r.status == eval_status::runtime_error);
   CHECK_THAT(r.detail, Catch::Contains("FAKE-0"));
   CHECK_THAT(r.detail, Catch::Contains("GPU-elsewhere"));
+}
+
+namespace {
+
+/// Sets ("NAME=value") or removes ("NAME") environment variables for one
+/// scope, restoring them at its end; a GPU runner started meanwhile
+/// inherits them.
+class scoped_environment {
+public:
+  explicit scoped_environment(const std::vector<std::string>& vars) {
+    for (const auto& v : vars) {
+      auto eq = v.find('=');
+      auto name = v.substr(0, eq);
+      const char* old = ::getenv(name.c_str());
+      saved_.emplace_back(
+        name, old == nullptr ? std::nullopt : std::optional<std::string>{old});
+      if (eq == std::string::npos)
+        ::unsetenv(name.c_str());
+      else
+        ::setenv(name.c_str(), v.substr(eq + 1).c_str(), 1);
+    }
+  }
+  ~scoped_environment() {
+    for (const auto& [name, old] : saved_)
+      if (old)
+        ::setenv(name.c_str(), old->c_str(), 1);
+      else
+        ::unsetenv(name.c_str());
+  }
+  scoped_environment(const scoped_environment&) = delete;
+  scoped_environment& operator=(const scoped_environment&) = delete;
+
+private:
+  std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
+};
+
+/// A device of `backend` on fake GPU `index` of those the runtime shows,
+/// which must be "FAKE-<fake>".
+std::unique_ptr<device> device_on_fake_gpu(const std::string& backend,
+  const scratch_dir& dir, int index, int fake, bool only_its_gpu = true) {
+  auto opts = options_on_cpu(backend, dir, 120);
+  opts.only_its_gpu = only_its_gpu;
+  auto gpu = host_gpu(backend);
+  gpu.index = index;
+  gpu.uuid = "FAKE-" + std::to_string(fake);
+  auto made = make_gpu_device_for(backend + std::to_string(index),
+    std::move(gpu), "host runtime", std::move(opts));
+  INFO((made ? std::string{} : render(made.error())));
+  REQUIRE(made);
+  return std::move(*made);
+}
+
+} // namespace
+
+TEST_CASE("a GPU runner sees only its device's GPU of the several the "
+          "machine has") {
+  // The runtime on the CPU shows two fake GPUs, FAKE-0 and FAKE-1, and
+  // honours the visible-devices variables as CUDA and HIP do.
+  scoped_environment two_gpus{
+    {"EAT_TEST_GPUS=2", "CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES"}};
+  auto dir = make_temp_dir();
+  auto passes_on
+    = [&](device& dev, const std::string& backend, const std::string& seen) {
+        auto task = small_sgemm(backend);
+        auto r = evaluate(dev, task, task.baseline_source);
+        check_timed(r);
+        CHECK_THAT(r.method, Catch::Contains(seen));
+      };
+  SECTION("a CUDA device on the second GPU") {
+    auto dev = device_on_fake_gpu("cuda", dir, 1, 1);
+    passes_on(
+      *dev, "cuda", "kernel code saw only its GPU (CUDA_VISIBLE_DEVICES=1)");
+  }
+  SECTION("a HIP device on the first GPU; CUDA_VISIBLE_DEVICES, which HIP "
+          "also reads, is not passed on") {
+    scoped_environment cuda_list{{"CUDA_VISIBLE_DEVICES=1,0"}};
+    // The parent's GPU 1 is fake GPU 0.
+    auto dev = device_on_fake_gpu("hip", dir, 1, 0);
+    passes_on(
+      *dev, "hip", "kernel code saw only its GPU (HIP_VISIBLE_DEVICES=0)");
+  }
+  SECTION("with only_its_gpu off, kernel code sees both") {
+    auto dev = device_on_fake_gpu("cuda", dir, 1, 1, false);
+    passes_on(*dev, "cuda", "kernel code saw 2 GPUs");
+  }
+  SECTION("a runtime that ignores the variable is refused, not timed on "
+          "another GPU") {
+    scoped_environment see_all{{"EAT_TEST_GPUS_SEE_ALL=1"}};
+    auto dev = device_on_fake_gpu("cuda", dir, 1, 1);
+    auto task = small_sgemm("cuda");
+    auto r = evaluate(*dev, task, task.baseline_source);
+    INFO(r.detail);
+    CHECK(r.status == eval_status::runtime_error);
+    CHECK_THAT(r.detail, Catch::Contains("shows this runner 2 GPUs")
+                           && Catch::Contains("only FAKE-1"));
+  }
+}
+
+TEST_CASE("a GPU device whose GPU is missing from the parent's "
+          "CUDA_VISIBLE_DEVICES is not made") {
+  scoped_environment list{{"CUDA_VISIBLE_DEVICES=0"}};
+  auto dir = make_temp_dir();
+  auto gpu = host_gpu("cuda");
+  gpu.index = 1;
+  auto made = make_gpu_device_for(
+    "cuda1", std::move(gpu), "host runtime", options_on_cpu("cuda", dir, 120));
+  REQUIRE_FALSE(made);
+  CHECK_THAT(render(made.error()),
+    Catch::Contains("cuda device cuda1: ")
+      && Catch::Contains("CUDA_VISIBLE_DEVICES=0 has no entry for GPU 1"));
 }
 
 TEST_CASE("run by root, a GPU runner loads kernel code as run_as, after the "

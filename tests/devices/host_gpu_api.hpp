@@ -33,25 +33,30 @@ public:
   const char* backend() const override {
     return backend_;
   }
-  /// One GPU, index 0, the one open() accepts.
+  /// The GPUs the runtime shows, as in visible(): index i is fake GPU
+  /// visible()[i], "FAKE-<that>".
   gpu_probe_result probe() override {
     gpu_probe_result out;
     out.built = true;
     out.versions = "host memory runtime";
-    gpu_info g;
-    g.backend = backend_;
-    g.name = "host memory";
-    g.arch = std::string{backend_} == "hip" ? "gfx90a" : "sm_90";
-    g.uuid = "FAKE-0";
-    g.memory_bytes = uint64_t{1} << 30;
-    g.multiprocessors = 1;
-    out.devices.push_back(g);
+    auto shown = visible();
+    for (size_t i = 0; i < shown.size(); ++i) {
+      gpu_info g;
+      g.backend = backend_;
+      g.index = static_cast<int>(i);
+      g.name = "host memory";
+      g.arch = std::string{backend_} == "hip" ? "gfx90a" : "sm_90";
+      g.uuid = "FAKE-" + std::to_string(shown[i]);
+      g.memory_bytes = uint64_t{1} << 30;
+      g.multiprocessors = 1;
+      out.devices.push_back(g);
+    }
     return out;
   }
   /// Healthy unless EAT_TEST_GPU_UNHEALTHY is set in the environment (how
   /// a test breaks the GPU of a runner it starts).
   gpu_health check(int index) override {
-    if (index != 0)
+    if (!shows(index))
       return {false, "no such fake GPU"};
     if (const char* why = std::getenv("EAT_TEST_GPU_UNHEALTHY"))
       return {false, why};
@@ -59,7 +64,7 @@ public:
   }
   /// Measured: copies of 16 MiB of host memory, read plus written.
   caf::expected<double> copy_bandwidth(int index) override {
-    if (index != 0)
+    if (!shows(index))
       return make_error(error::device_unavailable, "no such fake GPU");
     constexpr size_t bytes = size_t{16} << 20;
     std::vector<char> src(bytes, 1);
@@ -70,12 +75,19 @@ public:
     std::chrono::duration<double> s = std::chrono::steady_clock::now() - start;
     return 2.0 * 4 * (bytes - 1) / s.count();
   }
+  int visible_count() override {
+    return static_cast<int>(visible().size());
+  }
   std::string open(int index) override {
     opened_by_ = static_cast<long>(::getuid());
-    return index == 0 ? "" : "no such fake GPU";
+    if (!shows(index))
+      return "no such fake GPU";
+    opened_ = visible()[static_cast<size_t>(index)];
+    return {};
   }
   gpu_identity identity() const override {
-    return {"host memory", "FAKE-0", uint64_t{1} << 20};
+    return {
+      "host memory", "FAKE-" + std::to_string(opened_), uint64_t{1} << 20};
   }
   void* stream() const override {
     return nullptr;
@@ -130,7 +142,42 @@ public:
   }
 
 private:
+  /// The fake GPUs the runtime shows, by number: one, unless
+  /// EAT_TEST_GPUS=N gives N; then, like the CUDA and HIP runtimes, only
+  /// those named by index in the backend's list (CUDA_VISIBLE_DEVICES;
+  /// HIP_VISIBLE_DEVICES first for "hip"), up to its first entry that is
+  /// not one, unless EAT_TEST_GPUS_SEE_ALL is set (a runtime that ignores
+  /// the list).
+  std::vector<int> visible() const {
+    const char* count = std::getenv("EAT_TEST_GPUS");
+    if (count == nullptr)
+      return {0};
+    int n = std::atoi(count);
+    std::vector<int> all;
+    for (int i = 0; i < n; ++i)
+      all.push_back(i);
+    const char* list = std::getenv("CUDA_VISIBLE_DEVICES");
+    if (std::string{backend_} == "hip" && std::getenv("HIP_VISIBLE_DEVICES"))
+      list = std::getenv("HIP_VISIBLE_DEVICES");
+    if (list == nullptr || std::getenv("EAT_TEST_GPUS_SEE_ALL") != nullptr)
+      return all;
+    std::vector<int> shown;
+    for (const char* p = list; *p != '\0';) {
+      char* end = nullptr;
+      long i = std::strtol(p, &end, 10);
+      if (end == p || i < 0 || i >= n || (*end != ',' && *end != '\0'))
+        break;
+      shown.push_back(static_cast<int>(i));
+      p = *end == ',' ? end + 1 : end;
+    }
+    return shown;
+  }
+  bool shows(int index) const {
+    return index >= 0 && static_cast<size_t>(index) < visible().size();
+  }
+
   const char* backend_;
+  int opened_ = 0;
   long opened_by_ = -1;
   std::chrono::steady_clock::time_point events_[3];
 };

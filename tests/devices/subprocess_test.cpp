@@ -55,6 +55,21 @@ TEST_CASE("a child inherits the environment, with the spec's variables set "
   CHECK(::getenv("EAT_TEST_NEW") == nullptr);
 }
 
+TEST_CASE("a bare name in the spec's environment removes that variable "
+          "from the child's") {
+  ::setenv("EAT_TEST_GONE", "parent", 1);
+  ::setenv("EAT_TEST_GONE_NOT", "parent", 1); // a longer name, kept
+  process_spec spec;
+  spec.argv = {"sh", "-c",
+    "printf '%s|%s|%s' \"${EAT_TEST_GONE-unset}\" \"$EAT_TEST_GONE_NOT\" "
+    "\"${EAT_TEST_NEVER-unset}\""};
+  spec.env = {"EAT_TEST_GONE", "EAT_TEST_NEVER"};
+  auto run = run_captured(spec, 30);
+  REQUIRE(run);
+  CHECK(run->output == "unset|parent|unset");
+  CHECK(std::string{::getenv("EAT_TEST_GONE")} == "parent");
+}
+
 TEST_CASE("a child past its deadline is killed with its whole group") {
   // The shell starts a grandchild that holds the output pipe open; only a
   // group kill lets run_captured return.

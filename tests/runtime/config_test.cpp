@@ -183,6 +183,19 @@ TEST_CASE("[devices.cuda] and [devices.hip] runners make a user namespace "
   CHECK(set->hip.user_namespace);
 }
 
+TEST_CASE("[devices.cuda] and [devices.hip] runners see only their own GPU, "
+          "unless only_its_gpu = false") {
+  auto plain = eat::parse_config(run_ok, test_file);
+  REQUIRE(plain);
+  CHECK(plain->cuda.only_its_gpu);
+  CHECK(plain->hip.only_its_gpu);
+  auto set = eat::parse_config(
+    run_ok + "[devices.hip]\nonly_its_gpu = false\n", test_file);
+  REQUIRE(set);
+  CHECK(set->cuda.only_its_gpu);
+  CHECK_FALSE(set->hip.only_its_gpu);
+}
+
 TEST_CASE("every key of a full configuration is read") {
   auto cfg = eat::load_config(configs / "full.toml");
   REQUIRE(cfg);
@@ -343,6 +356,7 @@ TEST_CASE("values out of range are rejected with the range") {
     {"devices.cpu", "run_as", "0", "a string, got 0"},
     {"devices.cuda", "run_as", "1", "a string, got 1"},
     {"devices.hip", "user_namespace", "\"no\"", "a boolean, got string \"no\""},
+    {"devices.cuda", "only_its_gpu", "1", "a boolean, got 1"},
     {"timing", "warmup", "100001", "an integer in [0, 100000]"},
     {"timing", "min_samples", "0", "an integer in [1, 1000000]"},
     {"timing", "min_time_s", "-0.1", "a number >= 0, got float -0.1"},

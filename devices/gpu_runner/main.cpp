@@ -16,6 +16,7 @@
 #include "devices/gpu_runner/gpu_harness.hpp"
 #include "devices/gpu_runner/gpu_service.hpp"
 #include "devices/gpu_runner_protocol.hpp"
+#include "devices/runner/orphans.hpp"
 #include "devices/runner/runner_pipes.hpp"
 #include "devices/runner/sandbox.hpp"
 
@@ -47,6 +48,9 @@ int main(int argc, char** argv) {
   reply.tasks_capped = sandbox.tasks_capped;
   reply.core = sandbox.core;
   reply.kernel_uid = static_cast<int64_t>(::getuid());
+  // Without the PID namespace, what a kernel left running ends here.
+  if (sandbox.orphans_adopted)
+    end_children();
   write_reply_bytes(program, eat::wire::encode(reply));
   // _exit: no destructors of kernel code or of the GPU runtime may run (or
   // write to fd 4) after the reply; the driver reclaims the context.

@@ -15,6 +15,7 @@
 #include "devices/runner/entries.hpp"
 #include "devices/runner/harness.hpp"
 #include "devices/runner/kernel_host.hpp"
+#include "devices/runner/orphans.hpp"
 #include "devices/runner/runner_pipes.hpp"
 #include "devices/runner/sandbox.hpp"
 #include "devices/runner_protocol.hpp"
@@ -53,6 +54,9 @@ int main(int argc, char** argv) {
   reply.core = sandbox.core;
   reply.kernel_uid = sandbox.kernel_uid;
   reply.cgroup_cpu_time = sandbox.cgroup_cpu_time;
+  // Without the PID namespace, what a kernel left running ends here.
+  if (sandbox.orphans_adopted)
+    end_children();
   write_reply_bytes(program, eat::wire::encode(reply));
   // _exit: no static destructors or atexit handlers of kernel code may run
   // (or write to fd 4) after the reply.

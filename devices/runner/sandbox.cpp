@@ -4,6 +4,7 @@
 #include "devices/runner/cgroups.hpp"
 #include "devices/runner/checks.hpp"
 #include "devices/runner/drop_root.hpp"
+#include "devices/runner/orphans.hpp"
 #include "devices/runner/pid_namespace.hpp"
 #include "devices/runner/user_namespace.hpp"
 
@@ -138,6 +139,8 @@ sandbox_report apply_sandbox(const runner_limits& limits, int32_t core,
   if (report.error = pids.error; !report.error.empty())
     return report;
   report.pid_isolated = pids.isolated;
+  if (!pids.isolated)
+    report.orphans_adopted = adopt_orphans();
   if (!cpu_cg.dir.empty()) {
     count_cpu_in_cgroup(cpu_time_file(cpu_cg), cpu_cg.v2);
     report.cgroup_cpu_time = true;

@@ -38,6 +38,9 @@ struct sandbox_report {
   /// Whether the rest of the runner runs in a PID namespace of its own
   /// (devices/runner/pid_namespace.hpp; it needs privileges too).
   bool pid_isolated = false;
+  /// Without the PID namespace: whether the runner adopts its kernels'
+  /// orphans (devices/runner/orphans.hpp), to kill them before it replies.
+  bool orphans_adopted = false;
   /// Whether the runner's tasks are capped by a pids cgroup of its own
   /// (devices/runner/cgroups.hpp; root can make one, and only that
   /// caps root, which RLIMIT_NPROC does not).

@@ -322,7 +322,7 @@ constexpr uint32_t allow = SECCOMP_RET_ALLOW;
 constexpr uint32_t eperm = SECCOMP_RET_ERRNO | EPERM;
 constexpr uint32_t enosys = SECCOMP_RET_ERRNO | ENOSYS;
 
-std::string failure(const std::string& what) {
+std::string seccomp_failure(const std::string& what) {
   return what + ": " + std::strerror(errno);
 }
 
@@ -438,12 +438,12 @@ std::string confine_kernel_process() {
   auto filter = build_filter(::getpid());
   sock_fprog prog{static_cast<unsigned short>(filter.size()), filter.data()};
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
-    return failure("prctl(PR_SET_NO_NEW_PRIVS)");
+    return seccomp_failure("prctl(PR_SET_NO_NEW_PRIVS)");
   // Should another thread exist after all, TSYNC confines it as well.
   long synced = ::syscall(
     SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog);
   if (synced < 0)
-    return failure("seccomp(SECCOMP_SET_MODE_FILTER)");
+    return seccomp_failure("seccomp(SECCOMP_SET_MODE_FILTER)");
   if (synced > 0)
     return "seccomp: thread " + std::to_string(synced)
            + " has a filter of its own and could not be confined";

@@ -26,7 +26,7 @@ using env_lookup = std::function<const char*(const char*)>;
 
 /// The environment entries of a runner of `backend` ("cuda" or "hip") that
 /// is to see only the GPU of runtime index `index` in the parent: "NAME=value"
-/// entries to set and bare "NAME" entries to remove (subprocess_spec::env).
+/// entries to set and bare "NAME" entries to remove (process_spec::env).
 /// CUDA: CUDA_VISIBLE_DEVICES. HIP: HIP_VISIBLE_DEVICES, the list taken
 /// from HIP_VISIBLE_DEVICES or else CUDA_VISIBLE_DEVICES, which HIP also
 /// reads and the child then does not have. Fails (invalid_config) when the

@@ -1,13 +1,13 @@
 // A runner without a PID namespace of its own (not root and no user
 // namespaces: docs/harness.md, "Sandbox") adopts the orphans of its
-// kernels. As a child subreaper, a process of a kernel that leaves the
-// process group with setsid() and outlives its parent becomes the
-// runner's child instead of init's: the checks after each call see it
-// (has_child_processes, devices/runner/checks.hpp), and the runner kills it
-// before it replies, so that it cannot run on into later evaluations. What
-// the PID namespace does not leave open stays open here: a runner killed at
-// its deadline cannot end them (docs/harness.md, "Known limits").
-// Called from the runner's only thread.
+// kernels. As a child subreaper, a process of a kernel that outlives its
+// parent (a double fork) becomes the runner's child instead of init's: the
+// checks after each call see it (has_child_processes,
+// devices/runner/checks.hpp), and the runner kills it before it replies, so
+// that it cannot run on into later evaluations. (A runner killed at its
+// deadline cannot, but then the group kill reaches them: keep_in_process_group,
+// devices/runner/seccomp_filter.hpp, keeps every process of a kernel in the
+// runner's group.) Called from the runner's only thread.
 
 #pragma once
 

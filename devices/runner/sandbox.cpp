@@ -6,6 +6,7 @@
 #include "devices/runner/drop_root.hpp"
 #include "devices/runner/orphans.hpp"
 #include "devices/runner/pid_namespace.hpp"
+#include "devices/runner/seccomp_filter.hpp"
 #include "devices/runner/user_namespace.hpp"
 
 #include <cerrno>
@@ -166,6 +167,10 @@ sandbox_report apply_sandbox(const runner_limits& limits, int32_t core,
   }
   report.kernel_uid = ::getuid();
   report.error = apply_limits(limits, who, own_user_namespace);
+  // Last: no process of a kernel leaves the group the deadline kills.
+  if (report.error.empty())
+    if (auto why = keep_in_process_group(); !why.empty())
+      report.error = "cannot keep kernels in the process group: " + why;
   return report;
 }
 

@@ -432,14 +432,32 @@ program build_filter(pid_t self) {
   return filter;
 }
 
-} // namespace
+/// The filter of keep_in_process_group().
+program group_filter() {
+  program filter{load(offsetof(seccomp_data, arch)),
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FILTER_ARCH, 1, 0),
+    ret(SECCOMP_RET_KILL_PROCESS), load(offsetof(seccomp_data, nr))};
+  auto add = [&filter](const program& block) {
+    filter.insert(filter.end(), block.begin(), block.end());
+  };
+#  ifdef __x86_64__
+  add(when(BPF_JGE, x32_bit, {ret(eperm)}));
+#  endif
+#  ifdef SYS_setsid
+  add(when(BPF_JEQ, SYS_setsid, {ret(eperm)}));
+#  endif
+#  ifdef SYS_setpgid
+  add(when(BPF_JEQ, SYS_setpgid, {ret(eperm)}));
+#  endif
+  add({ret(allow)});
+  return filter;
+}
 
-std::string confine_kernel_process() {
-  auto filter = build_filter(::getpid());
+/// Sets no_new_privs and installs `filter` on every thread of the process.
+std::string install(program filter) {
   sock_fprog prog{static_cast<unsigned short>(filter.size()), filter.data()};
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
     return seccomp_failure("prctl(PR_SET_NO_NEW_PRIVS)");
-  // Should another thread exist after all, TSYNC confines it as well.
   long synced = ::syscall(
     SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog);
   if (synced < 0)
@@ -450,11 +468,34 @@ std::string confine_kernel_process() {
   return {};
 }
 
-#else
+} // namespace
+
+std::string keep_in_process_group() {
+  return install(group_filter());
+}
 
 std::string confine_kernel_process() {
-  return "no seccomp filter for this architecture (only x86-64 and "
-         "little-endian aarch64)";
+  // Should another thread exist after all, TSYNC confines it as well.
+  return install(build_filter(::getpid()));
+}
+
+#else
+
+namespace {
+
+constexpr const char* no_filter = "no seccomp filter for this architecture "
+                                  "(only x86-64 and little-endian aarch64)";
+
+} // namespace
+
+/// Nothing to install: on these architectures a kernel's process can
+/// still leave the group (docs/harness.md, "Known limits").
+std::string keep_in_process_group() {
+  return {};
+}
+
+std::string confine_kernel_process() {
+  return no_filter;
 }
 
 #endif

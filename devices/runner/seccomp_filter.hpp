@@ -26,4 +26,14 @@ namespace eat::devices {
 /// Returns "" on success, otherwise why not (errno text included).
 std::string confine_kernel_process();
 
+/// Keeps the calling process, every thread of it and every process it
+/// starts from now on in its process group, and its session: setsid and
+/// setpgid fail (EPERM) under a seccomp filter (with no_new_privs), so
+/// that the group kill at an evaluation's deadline reaches every process
+/// of a kernel. For a runner whose kernels run in its own process (the
+/// CPU runner's trusted templates, the GPU runners), installed before any
+/// kernel code is loaded. Returns "" on success (and, doing nothing, on
+/// an architecture the filters do not know), otherwise why not.
+std::string keep_in_process_group();
+
 } // namespace eat::devices

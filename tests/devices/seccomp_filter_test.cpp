@@ -62,11 +62,12 @@ bool failed_with(long result, int error) {
   return result == -1 && errno == error;
 }
 
-/// Forks a child that confines itself and then runs `body`; returns what
-/// the child reported, or how it ended otherwise, or "" when every
-/// expectation held.
+/// Forks a child that confines itself with `confine` and then runs
+/// `body`; returns what the child reported, or how it ended otherwise, or
+/// "" when every expectation held.
 template<class Body>
-std::string run_confined(Body body) {
+std::string run_confined(
+  Body body, std::string (*confine)() = confine_kernel_process) {
   int report[2];
   REQUIRE(::pipe2(report, O_CLOEXEC) == 0);
   pid_t child = ::fork();
@@ -74,9 +75,9 @@ std::string run_confined(Body body) {
   if (child == 0) {
     ::close(report[0]);
     report_fd = report[1];
-    auto why = confine_kernel_process();
+    auto why = confine();
     errno = 0;
-    expect(why.empty(), "confine_kernel_process(): " + why);
+    expect(why.empty(), "confining: " + why);
     body();
     ::_exit(all_held);
   }
@@ -393,4 +394,34 @@ TEST_CASE("a confined process stays in its process group and keeps its "
       "prctl(PR_SET_PDEATHSIG) fails with EPERM");
     expect(::prctl(PR_SET_NAME, "kernel") == 0, "prctl(PR_SET_NAME) works");
   }) == "");
+}
+
+TEST_CASE("a process kept in its process group, and every process it "
+          "starts, cannot leave it; all else works") {
+  CHECK(
+    run_confined(
+      [] {
+        // The test's child is no group leader: setpgid would work.
+        expect(
+          failed_with(::setpgid(0, 0), EPERM), "setpgid() fails with EPERM");
+        pid_t child = ::fork();
+        expect(child >= 0, "fork() works");
+        if (child == 0) {
+          bool kept = failed_with(::setsid(), EPERM)
+                      && failed_with(::setpgid(0, 0), EPERM);
+          ::_exit(kept ? 0 : 1);
+        }
+        int status = -1;
+        expect(::waitpid(child, &status, 0) == child, "waitpid() works");
+        expect(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+          "the child's setsid() and setpgid() fail with EPERM");
+        std::atomic<bool> ran{false};
+        std::thread([&] {
+          ran = true;
+        }).join();
+        expect(ran, "a thread runs");
+        expect(::prctl(PR_SET_PDEATHSIG, 0) == 0, "other prctl() calls work");
+      },
+      keep_in_process_group)
+    == "");
 }

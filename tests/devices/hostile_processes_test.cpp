@@ -185,8 +185,8 @@ TEST_CASE("a fork bomb is rejected, its children die with the evaluation, "
   CHECK(next.status == eval_status::passed);
 }
 
-TEST_CASE("a kernel's process cannot leave the runner's process group, "
-          "which the deadline kills whole") {
+TEST_CASE("a kernel's child process cannot leave the runner's process "
+          "group") {
   // Fails its output unless its child's setsid() and setpgid() fail.
   auto kernel = naive_kernel("static bool tried = false;\n"
                              "bool left = false;\n"

@@ -56,6 +56,9 @@ pid_t start_escaped_sleeper() {
   return sleeper;
 }
 
+/// Whether `pid` is gone and reaped: stricter than process_gone
+/// (tests/devices/test_support.hpp), which counts a zombie as gone, so
+/// that a child end_children killed but did not reap fails the case.
 bool gone(pid_t pid) {
   return ::kill(pid, 0) != 0 && errno == ESRCH;
 }

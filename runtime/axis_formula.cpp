@@ -19,6 +19,9 @@ public:
   }
 
   caf::expected<double> run() {
+    if (text_.size() > max_formula_text)
+      return make_error(error::invalid_task,
+        "longer than " + std::to_string(max_formula_text) + " characters");
     auto x = sum();
     skip_space();
     if (why_.empty() && pos_ < text_.size())
@@ -76,18 +79,38 @@ private:
   }
 
   double unary() {
-    if (accept('-'))
-      return -unary();
-    if (accept('+'))
-      return unary();
+    if (accept('-') || accept('+')) {
+      auto sign = text_[pos_ - 1] == '-' ? -1.0 : 1.0;
+      if (!deeper())
+        return 0;
+      auto x = sign * unary();
+      --depth_;
+      return x;
+    }
     return primary();
+  }
+
+  /// Enters one more level of nesting (a parenthesis or a sign; the
+  /// caller leaves it with --depth_); false, and the evaluation failed, past
+  /// max_formula_depth, so that a hostile formula cannot exhaust the stack.
+  bool deeper() {
+    if (++depth_ <= max_formula_depth)
+      return true;
+    --pos_; // at the one-character token that went too deep
+    fail(
+      "nested more than " + std::to_string(max_formula_depth) + " levels deep");
+    pos_ = text_.size();
+    return false;
   }
 
   double primary() {
     if (accept('(')) {
+      if (!deeper())
+        return 0;
       auto x = sum();
       if (!accept(')'))
         fail("expected ')'");
+      --depth_;
       return x;
     }
     skip_space();
@@ -105,7 +128,15 @@ private:
   }
 
   double number() {
-    std::string digits{text_.substr(pos_)};
+    auto end_of_number = pos_;
+    while (end_of_number < text_.size()
+           && (std::isalnum(static_cast<unsigned char>(text_[end_of_number]))
+               || text_[end_of_number] == '.'
+               || ((text_[end_of_number] == '+' || text_[end_of_number] == '-')
+                   && (text_[end_of_number - 1] == 'e'
+                       || text_[end_of_number - 1] == 'E'))))
+      ++end_of_number;
+    std::string digits{text_.substr(pos_, end_of_number - pos_)};
     char* end = nullptr;
     auto x = std::strtod(digits.c_str(), &end);
     pos_ += static_cast<size_t>(end - digits.c_str());
@@ -131,6 +162,7 @@ private:
   std::string_view text_;
   const std::map<std::string, int64_t>& axes_;
   size_t pos_ = 0;
+  size_t depth_ = 0;
   std::string why_;
 };
 

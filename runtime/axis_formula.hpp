@@ -17,6 +17,11 @@
 
 namespace eat {
 
+/// The longest formula, in characters, and the deepest nesting of
+/// parentheses and signs it may have.
+constexpr size_t max_formula_text = 1000;
+constexpr size_t max_formula_depth = 64;
+
 /// Evaluates `text` with each name bound to its value in `axes`. Fails
 /// (error::invalid_task) on a syntax error, an unknown name or a result that
 /// is not finite, with a message saying what and where, e.g. "unknown axis

@@ -20,6 +20,10 @@ public:
   }
 
   tree run() {
+    if (text_.size() > max_text) {
+      fail("longer than " + std::to_string(max_text) + " characters");
+      return std::move(tree_);
+    }
     tree_.root = either();
     skip_space();
     if (pos_ < text_.size())
@@ -86,8 +90,10 @@ private:
   int invert() {
     skip_space();
     auto column = pos_ + 1;
-    if (text_.substr(pos_, 2) != "!=" && accept("!"))
-      return add(op::invert, column, invert());
+    if (text_.substr(pos_, 2) != "!=" && accept("!")) {
+      deeper level{*this};
+      return add(op::invert, column, level.ok ? invert() : -1);
+    }
     return compare();
   }
 
@@ -112,8 +118,10 @@ private:
   int unary() {
     skip_space();
     auto column = pos_ + 1;
-    if (accept("-"))
-      return add(op::negate, column, unary());
+    if (accept("-")) {
+      deeper level{*this};
+      return add(op::negate, column, level.ok ? unary() : -1);
+    }
     return primary();
   }
 
@@ -121,6 +129,9 @@ private:
     skip_space();
     auto column = pos_ + 1;
     if (accept("(")) {
+      deeper level{*this};
+      if (!level.ok)
+        return add(op::number, column);
       auto x = either();
       if (!accept(")"))
         fail("expected ')'");
@@ -176,8 +187,31 @@ private:
     return x;
   }
 
+  /// One level of nesting (a parenthesis, a unary minus or a '!') for
+  /// as long as it lives; `ok` is false, and the parse failed, past
+  /// max_depth, so that a hostile text cannot exhaust the stack.
+  struct deeper {
+    explicit deeper(parser& p) : p_(p) {
+      ok = ++p_.depth_ <= max_depth;
+      if (!ok) {
+        --p_.pos_; // at the one-character token that went too deep
+        p_.fail(
+          "nested more than " + std::to_string(max_depth) + " levels deep");
+        p_.pos_ = p_.text_.size();
+      }
+    }
+    ~deeper() {
+      --p_.depth_;
+    }
+    deeper(const deeper&) = delete;
+    deeper& operator=(const deeper&) = delete;
+    parser& p_;
+    bool ok = true;
+  };
+
   std::string_view text_;
   size_t pos_ = 0;
+  size_t depth_ = 0;
   tree tree_;
 };
 

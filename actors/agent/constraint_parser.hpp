@@ -54,6 +54,12 @@ struct tree {
   std::string why;
 };
 
+/// The longest constraint, in characters, and the deepest nesting of
+/// parentheses, unary minus and '!': beyond either the parse fails, so
+/// that checking and evaluating the tree (recursive) stay shallow.
+constexpr size_t max_text = 1000;
+constexpr size_t max_depth = 64;
+
 /// Parses `text`; tree::why says where the first syntax error is.
 tree parse(std::string_view text);
 

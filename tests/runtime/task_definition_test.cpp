@@ -309,6 +309,33 @@ TEST_CASE("formulas follow arithmetic precedence over axis values") {
   CHECK_THAT(render("a $ 2"), Catch::Contains("unexpected '$'"));
 }
 
+TEST_CASE("a formula nested deeper than 64 levels or longer than 1000 "
+          "characters is an error, not a stack overflow") {
+  std::map<std::string, int64_t> axes{{"a", 3}};
+  auto render = [&](const std::string& text) {
+    auto x = eat::evaluate_formula(text, axes);
+    REQUIRE_FALSE(x);
+    return eat::render(x.error());
+  };
+  auto parens = [](size_t levels) {
+    return std::string(levels, '(') + "a" + std::string(levels, ')');
+  };
+  CHECK(*eat::evaluate_formula(parens(64), axes) == 3);
+  CHECK(*eat::evaluate_formula(std::string(64, '-') + "a", axes) == 3);
+  CHECK_THAT(render(parens(65)),
+    Catch::Contains("nested more than 64 levels deep at column 65"));
+  CHECK_THAT(render("-" + parens(64)),
+    Catch::Contains("nested more than 64 levels deep"));
+  std::string wide = "a";
+  for (int i = 0; i < 100; ++i)
+    wide += " + (-1)";
+  CHECK(*eat::evaluate_formula(wide, axes) == -97);
+  // Texts that overflowed the stack before there was a limit.
+  CHECK_THAT(render(parens(100000)), Catch::Contains("longer than 1000"));
+  CHECK_THAT(render(std::string(900, '-') + "1"),
+    Catch::Contains("nested more than 64 levels deep"));
+}
+
 TEST_CASE("a definition task's traces take its definition.json's name, "
           "never a trace_definition") {
   scratch_task t;

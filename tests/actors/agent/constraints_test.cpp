@@ -146,6 +146,44 @@ TEST_CASE("check_constraint says what is wrong with a constraint and where") {
         == "number out of range at column 6");
 }
 
+TEST_CASE("a constraint nested deeper than 64 levels or longer than 1000 "
+          "characters is refused, however deep the hostile text goes") {
+  auto f = packed();
+  auto nested = [](size_t levels, std::string_view open) {
+    std::string text;
+    for (size_t i = 0; i < levels; ++i)
+      text += open;
+    text += "mr";
+    if (open == "(")
+      text += std::string(levels, ')');
+    return text + " > 1";
+  };
+  CHECK(check_constraint(nested(60, "("), f).empty());
+  CHECK(check_constraint(nested(65, "("), f)
+        == "nested more than 64 levels deep at column 65");
+  CHECK(check_constraint("!(" + nested(63, "(") + ")", f)
+        == "nested more than 64 levels deep at column 65");
+  CHECK(check_constraint(nested(65, "-"), f)
+        == "nested more than 64 levels deep at column 65");
+  CHECK(check_constraint(std::string(65, '!') + "(mr > 1)", f)
+        == "nested more than 64 levels deep at column 65");
+  // Depth is nesting, not a count: many groups side by side are fine.
+  std::string wide = "mr";
+  for (int i = 0; i < 100; ++i)
+    wide += " + (1)";
+  CHECK(check_constraint(wide + " > 1", f).empty());
+  // Texts that overflowed the stack before there was a limit.
+  CHECK_FALSE(check_constraint(nested(100000, "("), f).empty());
+  CHECK_FALSE(check_constraint(std::string(200000, '!') + "mr > 1", f).empty());
+  std::string chain = "mr";
+  for (int i = 0; i < 100000; ++i)
+    chain += "+1";
+  CHECK(check_constraint(chain + " > 1", f)
+        == "longer than 1000 characters at column 1");
+  CHECK(eval(chain + " > 1", instance("8", "16", "4"))
+        == constraint_verdict::unknown);
+}
+
 TEST_CASE("an invalid constraint excludes nothing") {
   auto f = packed();
   f.constraints = {"mc >= nv"};

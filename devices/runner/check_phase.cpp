@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <vector>
 
 #include "devices/kinds/problem.hpp"
 #include "devices/runner/checks.hpp"
@@ -45,12 +46,17 @@ struct output_set {
 };
 
 /// The buffers of one workload's check cases, reused case after case.
+/// Inputs and outputs come from the installed arena when there is one
+/// (the kernels' processes map it); the reference's outputs never do:
+/// they are the answers, and a candidate that found them there could copy
+/// them into its own outputs (a red-team softmax passed 1.13x so, wrong
+/// on the structured case).
 struct case_buffers {
   std::vector<typed_buffer> inputs;
   std::vector<const void*> in_ptrs;
   output_set out;
   output_set again;
-  std::vector<page_vector<double>> ref;
+  std::vector<std::vector<double>> ref;
   std::vector<double*> ref_ptrs;
 
   explicit case_buffers(const problem& p) : out(p), again(p) {
@@ -59,11 +65,9 @@ struct case_buffers {
     for (const auto& b : inputs)
       in_ptrs.push_back(b.data());
     for (const auto& t : p.outputs())
-      ref.emplace_back(t.elements);
-    for (auto& r : ref) {
-      std::fill(r.begin(), r.end(), 0.0);
+      ref.emplace_back(t.elements, 0.0);
+    for (auto& r : ref)
       ref_ptrs.push_back(r.data());
-    }
   }
 };
 
@@ -110,7 +114,7 @@ check_outcome guarded_call(const harness_context& ctx, const problem& p,
 /// Compares every output of `outs` with the reference; the first failure
 /// wins, the largest errors are kept either way.
 check_outcome compare_all(const problem& p, const output_set& outs,
-  const std::vector<page_vector<double>>& ref) {
+  const std::vector<std::vector<double>>& ref) {
   check_outcome result;
   for (size_t o = 0; o < outs.outs.size(); ++o) {
     const auto& t = p.outputs()[o];
@@ -135,6 +139,9 @@ std::string check_baseline(
       !why.empty())
     return why;
   auto cmp = compare_all(p, bufs.again, bufs.ref);
+  // The baseline's answer to the case must not lie in the arena for the
+  // candidate's calls to copy.
+  bufs.again.poison();
   if (cmp.status == eval_status::passed)
     return {};
   return "the task's baseline disagrees with its reference: " + cmp.detail;

@@ -166,6 +166,102 @@ extern "C" void eat_gemm(const float* a, const float* b, float* c, int64_t m,
       c[i * n + j] = dot(a, b, i, j, n, k);
 })";
 
+/// A candidate that looks, in the first 16 MiB of the mapping that holds
+/// its output (the arena; its bounds from /proc/self/maps), for the answer
+/// to its call: the reference's output (fp64) or the baseline's (floats),
+/// each recognised by three elements it computes itself, and copies it.
+/// Where it finds none it computes the product, one element wrong: so
+/// it passes the checks only by copying. Writing a page's first byte to a
+/// pipe tells it where it may read.
+const char* copies_the_answer = R"(#include <cinttypes>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <unistd.h>
+
+static double dot(const float* a, const float* b, int64_t i, int64_t j,
+                  int64_t n, int64_t k) {
+  float sum = 0.0f;
+  for (int64_t p = 0; p < k; ++p)
+    sum += a[i * k + p] * b[p * n + j];
+  return sum;
+}
+
+static bool near(double x, double y) {
+  return std::fabs(x - y) <= 1e-4 * std::fabs(y) + 1e-4;
+}
+
+static bool page_readable(uintptr_t page) {
+  static int probe[2] = {-1, -1};
+  if (probe[0] < 0 && pipe(probe) != 0)
+    return false;
+  char byte;
+  if (write(probe[1], reinterpret_cast<void*>(page), 1) != 1)
+    return false;
+  return read(probe[0], &byte, 1) == 1;
+}
+
+// The mapping that holds `p`, as [lo, hi).
+static bool mapping_of(const void* p, uintptr_t* lo, uintptr_t* hi) {
+  auto at = reinterpret_cast<uintptr_t>(p);
+  FILE* maps = std::fopen("/proc/self/maps", "r");
+  if (maps == nullptr)
+    return false;
+  char line[512];
+  bool found = false;
+  while (!found && std::fgets(line, sizeof line, maps) != nullptr)
+    found = std::sscanf(line, "%" SCNxPTR "-%" SCNxPTR, lo, hi) == 2
+            && *lo <= at && at < *hi;
+  std::fclose(maps);
+  return found;
+}
+
+template <class T>
+static bool find_answer(uintptr_t lo, uintptr_t hi, float* c, int64_t m,
+                        int64_t n, double c00, double c01, double c10) {
+  const uintptr_t bytes = sizeof(T) * m * n;
+  uintptr_t readable_end = lo;
+  for (uintptr_t at = lo; at + bytes <= hi; at += sizeof(T)) {
+    while (readable_end < at + bytes) {
+      if (!page_readable(readable_end)) {
+        at = readable_end + 4096 - sizeof(T);  // past the page
+        readable_end += 4096;
+        break;
+      }
+      readable_end += 4096;
+    }
+    if (readable_end < at + bytes)
+      continue;
+    const T* x = reinterpret_cast<const T*>(at);
+    if (near(x[0], c00) && near(x[1], c01) && near(x[n], c10)) {
+      for (int64_t i = 0; i < m * n; ++i)
+        c[i] = static_cast<float>(x[i]);
+      return true;
+    }
+  }
+  return false;
+}
+
+extern "C" void eat_gemm(const float* a, const float* b, float* c, int64_t m,
+                         int64_t n, int64_t k) {
+  double c00 = dot(a, b, 0, 0, n, k), c01 = dot(a, b, 0, 1, n, k);
+  double c10 = dot(a, b, 1, 0, n, k);
+  uintptr_t lo = 0, hi = 0;
+  if (mapping_of(c, &lo, &hi)) {
+    if (hi - lo > (16 << 20))
+      hi = lo + (16 << 20);
+    // The reference's fp64 answer first: copied twice, it repeats bit
+    // for bit.
+    if (find_answer<double>(lo, hi, c, m, n, c00, c01, c10)
+        || find_answer<float>(lo, hi, c, m, n, c00, c01, c10))
+      return;
+  }
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      c[i * n + j] = dot(a, b, i, j, n, k);
+  c[0] += 1.0f;
+})";
+
 } // namespace
 
 TEST_CASE("in kernel processes an honest candidate passes, with the round "
@@ -452,4 +548,19 @@ TEST_CASE("a candidate leaves no file behind: in its own process it can "
   CHECK(::access(disk.c_str(), F_OK) != 0);
   ::unlink(shm.c_str());
   ::unlink(disk.c_str());
+}
+
+TEST_CASE("in kernel processes the answers to a check case are nowhere in "
+          "the candidate's reach: neither the reference's outputs nor the "
+          "baseline's") {
+  // Until 2026-12-06 the reference's outputs came from the arena, and the
+  // baseline's output to the first case stayed there in plain: this
+  // candidate passed every check case by copying them, then failed the
+  // timed calls (where the baseline's outputs are encrypted).
+  auto result = evaluate(copies_the_answer, true);
+  INFO(result.detail);
+  CHECK(result.status == eval_status::incorrect);
+  CHECK(contains(result.detail, "random case 1 of"));
+  CHECK(contains(result.detail, "C[0][0] = "));
+  CHECK(contains(result.detail, "but expected"));
 }

@@ -16,6 +16,7 @@
 #include "actors/protocol/error.hpp"
 #include "devices/gpu_runner/gpu_harness.hpp"
 #include "devices/runner/checks.hpp"
+#include "devices/runner/secrets.hpp"
 #include "devices/stopping_rule.hpp"
 
 namespace eat::devices {
@@ -24,7 +25,6 @@ namespace {
 
 constexpr size_t max_rounds = 100'000;
 constexpr uint64_t set_stream = 1'000'000;
-constexpr uint64_t order_stream = 2'000'000;
 /// Input sets rotated through (pointer-keyed result caches see new data).
 constexpr size_t input_sets = 2;
 /// Elements of each timed output compared with the baseline's.
@@ -155,7 +155,7 @@ caf::expected<std::vector<gpu_set>> make_sets(
 /// Draws every freely drawn floating input of the set anew, by a kernel,
 /// in both kernels' buffers alike: a kernel that kept a set's inputs and
 /// outputs from an earlier round finds no element it could reuse.
-std::string redraw(const problem& p, gpu_set& set, rng& gen) {
+std::string redraw(const problem& p, gpu_set& set, secret_rng& gen) {
   auto seed = gen.next();
   for (auto* d : {&set.baseline, &set.candidate})
     if (auto why = d->redraw(p, seed); !why.empty())
@@ -189,7 +189,7 @@ std::string compare_range(const problem& p, size_t o,
 /// Compares the round's candidate outputs with the baseline's: every
 /// element (`all`), or a random subset of each output.
 std::string check_round(
-  const problem& p, const gpu_set& set, rng& gen, bool all) {
+  const problem& p, const gpu_set& set, secret_rng& gen, bool all) {
   std::vector<guarded_bytes> base;
   std::vector<guarded_bytes> cand;
   for (auto why : {set.baseline.download(base), set.candidate.download(cand)})
@@ -227,7 +227,7 @@ struct host_view {
 };
 
 timing_outcome verify_timed(const workload& w, const problem& p,
-  std::vector<gpu_set>& sets, rng& gen, const host_view& candidate,
+  std::vector<gpu_set>& sets, secret_rng& gen, const host_view& candidate,
   timing_outcome result, size_t allowed_threads);
 
 } // namespace
@@ -247,7 +247,9 @@ timing_outcome time_gpu_workload(
   if (!sets)
     return fail(eval_status::runtime_error, render(sets.error()));
   result.input_sets = static_cast<uint32_t>(sets->size());
-  rng gen{derive_seed(workload_seed, order_stream)};
+  // Each round's redraw seed, order and compared elements: unpredictable
+  // by the kernel (secrets.hpp).
+  secret_rng gen;
   for (uint32_t i = 0; i < ctx.timing.warmup; ++i) {
     auto& set = (*sets)[i % sets->size()];
     for (auto [fn, d] : {std::pair{ctx.baseline, &set.baseline},
@@ -296,7 +298,7 @@ timing_outcome time_gpu_workload(
 namespace {
 
 timing_outcome verify_timed(const workload& w, const problem& p,
-  std::vector<gpu_set>& sets, rng& gen, const host_view& candidate,
+  std::vector<gpu_set>& sets, secret_rng& gen, const host_view& candidate,
   timing_outcome result, size_t allowed_threads) {
   auto fail = [&](eval_status status, std::string why) {
     result.status = status;

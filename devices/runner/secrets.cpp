@@ -59,18 +59,43 @@ uint64_t finish_gmac(EVP_CIPHER_CTX* ctx) {
 
 } // namespace
 
-secret_key random_secret_key() {
-  secret_key key{};
+namespace {
+
+/// Fills `bytes` at `data` from the operating system's random source;
+/// throws std::runtime_error (naming `what`) if it cannot.
+void draw_random(void* data, size_t bytes, const char* what) {
+  auto* at = static_cast<unsigned char*>(data);
   size_t got = 0;
-  while (got < key.size()) {
-    auto n = ::getrandom(key.data() + got, key.size() - got, 0);
+  while (got < bytes) {
+    auto n = ::getrandom(at + got, bytes - got, 0);
     if (n > 0)
       got += static_cast<size_t>(n);
     else if (n < 0 && errno != EINTR)
       throw std::runtime_error{
-        std::string{"cannot draw a secret key: "} + std::strerror(errno)};
+        std::string{"cannot draw "} + what + ": " + std::strerror(errno)};
   }
+}
+
+} // namespace
+
+secret_key random_secret_key() {
+  secret_key key{};
+  draw_random(key.data(), key.size(), "a secret key");
   return key;
+}
+
+uint64_t secret_rng::next() {
+  if (used_ == pool_.size()) {
+    draw_random(pool_.data(), sizeof(pool_), "random numbers");
+    used_ = 0;
+  }
+  return pool_[used_++];
+}
+
+uint64_t secret_rng::below(uint64_t n) {
+  // Lemire's multiply-shift, as rng::below.
+  return static_cast<uint64_t>(
+    (static_cast<unsigned __int128>(next()) * n) >> 64);
 }
 
 uint64_t keyed_hash(const secret_key& key, const void* data, size_t size) {

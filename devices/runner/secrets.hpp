@@ -2,9 +2,12 @@
 // runner/kernel_host.hpp), which shares the buffers' memory with it: keys
 // drawn from the operating system that never leave the runner's memory, a
 // keyed hash by which it sees whether buffers were written that the
-// kernel must not write, and the encryption in place of the baseline's
+// kernel must not write, the encryption in place of the baseline's
 // timed outputs, which the candidate could otherwise find and copy (the
-// baseline goes first on half the sets of a block).
+// baseline goes first on half the sets of a block), and the random
+// numbers of the timing phase, which no kernel can predict from what it
+// sees (secret_rng). Also used by the GPU runners, whose kernels' device
+// code sees only the device's memory.
 
 #pragma once
 
@@ -42,5 +45,30 @@ uint64_t keyed_hash(
 /// why it failed, or "".
 std::string mask_bytes(const secret_key& key, uint64_t address,
   uint32_t generation, void* data, size_t bytes);
+
+/// Random numbers drawn from the operating system's generator
+/// (getrandom), 64 at a time: no output says anything of the next. The
+/// timing phase's choices come from it: each round's seed for drawing the
+/// inputs anew, which kernel goes first, and (GPU) which elements a round
+/// compares. They came from an rng seeded from the evaluation's seed, whose
+/// splitmix64 state any one output gives away: a red-team sgemm recovered
+/// a redraw's seed from the 23 random bits of each input float (a
+/// vectorised search of 2^32 in 4 - 7 s, inside one call), inverted the
+/// generator, predicted every later round's inputs, computed the outputs
+/// in its untimed calls and copied them in the timed ones: passed 5.3x for
+/// the naive loop, the same with another seed. Not thread-safe.
+class secret_rng {
+public:
+  /// Returns the next 64 random bits; throws std::runtime_error if the
+  /// operating system has none to give.
+  uint64_t next();
+
+  /// Returns a uniform index in [0, n); n must be positive.
+  uint64_t below(uint64_t n);
+
+private:
+  std::array<uint64_t, 64> pool_{};
+  size_t used_ = pool_.size();
+};
 
 } // namespace eat::devices

@@ -21,9 +21,6 @@ namespace {
 /// (bounds the reply at a few MiB for kernels of a microsecond).
 constexpr size_t max_rounds = 100'000;
 
-/// Seed stream of the round order.
-constexpr uint64_t order_stream = 2'000'000;
-
 struct timed_call {
   /// The sample: the steady clock around the call.
   int64_t wall_ns;
@@ -132,7 +129,7 @@ timed_call time_one(const harness_context& ctx, kernel_role who,
 /// Returns {baseline, candidate}.
 std::pair<timed_call, timed_call> run_round(const harness_context& ctx,
   const problem& p, std::vector<input_set>& sets, size_t round, bool flush,
-  rng& gen) {
+  secret_rng& gen) {
   auto which = ctx.candidate_host != nullptr
                  ? sets_of_drawn_round(round, sets.size())
                  : sets_of_round(round, sets.size());
@@ -256,7 +253,8 @@ timing_outcome time_workload(
           !call.error.empty())
         return fail(call.status, std::move(call.error));
   }
-  rng gen{derive_seed(workload_seed, order_stream)};
+  // Each round's redraw seed and order: unpredictable (secrets.hpp).
+  secret_rng gen;
   stopping_rule rule{ctx.timing};
   std::vector<double> empty_ns;
   beyond_samples beyond;

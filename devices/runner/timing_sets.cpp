@@ -162,7 +162,8 @@ round_sets sets_of_drawn_round(size_t round, size_t count) {
   return {(candidate + count - 1) % count, candidate};
 }
 
-void redraw_all(const problem& p, std::vector<input_set>& sets, rng& gen) {
+void redraw_all(
+  const problem& p, std::vector<input_set>& sets, secret_rng& gen) {
   for (auto& set : sets) {
     p.redraw(set.inputs, gen.next());
     ++set.generation;

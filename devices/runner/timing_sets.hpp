@@ -27,8 +27,8 @@
 #include <vector>
 
 #include "devices/kinds/problem.hpp"
-#include "devices/rng.hpp"
 #include "devices/runner/checks.hpp"
+#include "devices/runner/secrets.hpp"
 
 namespace eat::devices {
 
@@ -180,7 +180,8 @@ inline bool starts_block(size_t round, size_t count) {
 /// inputs and outputs from its last call finds no element unchanged; when
 /// only one element changed per block, one that recomputed what the change
 /// touched (for gemm, a row and a column of C) passed every check.
-void redraw_all(const problem& p, std::vector<input_set>& sets, rng& gen);
+void redraw_all(
+  const problem& p, std::vector<input_set>& sets, secret_rng& gen);
 
 /// Returns why a set's candidate outputs are wrong, or "": the guard zones,
 /// and, when both kernels' outputs belong to the set's current contents,

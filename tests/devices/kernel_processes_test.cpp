@@ -262,6 +262,80 @@ extern "C" void eat_gemm(const float* a, const float* b, float* c, int64_t m,
   c[0] += 1.0f;
 })";
 
+/// A naive sgemm that knows the evaluation's seed (11, as evaluate_rounds
+/// passes it) and how the harness derived each timing round's inputs from
+/// it until 2026-12-06: an rng seeded from the workload's seed, one output
+/// a round for the redraw (and one for the order), each input filled by
+/// its hash. In its first call it lists A[0] and A[1] for the first
+/// 20,000 outputs; a call whose A it finds there poisons its output, so
+/// that the prediction shows as an incorrect timed call. (A red-team
+/// candidate without the seed cracked it from one round's inputs.)
+const char* predicts_the_inputs = R"(#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <unordered_map>
+
+static uint64_t mix64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+static uint64_t derive_seed(uint64_t seed, uint64_t stream) {
+  return mix64(mix64(seed) ^ mix64(stream + 0x632be59bd9b4e019ull));
+}
+
+static uint32_t hash32(uint32_t x) {
+  x ^= x >> 16;
+  x *= 0x7feb352du;
+  x ^= x >> 15;
+  x *= 0x846ca68bu;
+  x ^= x >> 16;
+  return x;
+}
+
+// Element i of an input drawn uniform in [-1, 1) from `seed`.
+static float drawn(uint64_t seed, uint32_t i) {
+  auto s0 = static_cast<uint32_t>(seed), s1 = static_cast<uint32_t>(seed >> 32);
+  uint32_t bits = (hash32(hash32(i ^ s0) + s1) >> 9) | 0x3f800000u;
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  volatile float scaled = 2.0f * (f - 1.0f);  // no fused multiply-add
+  return -1.0f + scaled;
+}
+
+static uint32_t bits_of(float x) {
+  uint32_t b;
+  std::memcpy(&b, &x, sizeof b);
+  return b;
+}
+
+extern "C" void eat_gemm(const float* a, const float* b, float* c, int64_t m,
+                         int64_t n, int64_t k) {
+  // A[0]'s bits -> A[1]'s, for each predicted redraw of input 0 (A).
+  static std::unordered_map<uint32_t, uint32_t> predicted;
+  if (predicted.empty()) {
+    uint64_t state = derive_seed(derive_seed(11, 0), 2000000);
+    for (int r = 0; r < 20000; ++r) {
+      state += 0x9e3779b97f4a7c15ull;  // splitmix64's step
+      uint64_t seed = derive_seed(mix64(state - 0x9e3779b97f4a7c15ull), 0);
+      predicted[bits_of(drawn(seed, 0))] = bits_of(drawn(seed, 1));
+    }
+  }
+  auto hit = predicted.find(bits_of(a[0]));
+  bool foreseen = hit != predicted.end() && hit->second == bits_of(a[1]);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      float sum = 0.0f;
+      for (int64_t p = 0; p < k; ++p)
+        sum += a[i * k + p] * b[p * n + j];
+      c[i * n + j] = sum;
+    }
+  if (foreseen)
+    c[0] = NAN;
+})";
+
 } // namespace
 
 TEST_CASE("in kernel processes an honest candidate passes, with the round "
@@ -563,4 +637,16 @@ TEST_CASE("in kernel processes the answers to a check case are nowhere in "
   CHECK(contains(result.detail, "random case 1 of"));
   CHECK(contains(result.detail, "C[0][0] = "));
   CHECK(contains(result.detail, "but expected"));
+}
+
+TEST_CASE("a kernel that knows the evaluation's seed cannot foresee the "
+          "inputs of a timed call") {
+  // Each round's inputs are drawn from the operating system's generator
+  // (secret_rng, devices/runner/secrets.hpp). Until 2026-12-06 they came
+  // from an rng seeded from the evaluation's seed: this candidate foresaw
+  // the inputs of its timed calls and was incorrect by its own choice.
+  auto result
+    = evaluate_rounds(predicts_the_inputs, gemm_workload(16, 16, 16), 200);
+  INFO(result.detail);
+  CHECK(result.status == eval_status::passed);
 }

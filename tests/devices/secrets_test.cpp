@@ -75,3 +75,23 @@ TEST_CASE("masking twice gives the bytes back, and no two buffers or "
     CHECK(std::memcmp(other.data(), masked.data(), bytes) != 0);
   }
 }
+
+TEST_CASE("the secret generator gives every instance numbers of its own, "
+          "past its pool of 64, and indices below their bound") {
+  // Two deterministic generators with one seed would agree on every number.
+  secret_rng a;
+  secret_rng b;
+  size_t same = 0;
+  for (int i = 0; i < 200; ++i)
+    same += a.next() == b.next() ? 1 : 0;
+  CHECK(same == 0);
+  std::vector<size_t> counts(3);
+  for (int i = 0; i < 3000; ++i) {
+    auto x = a.below(3);
+    REQUIRE(x < 3);
+    ++counts[x];
+  }
+  // Each a third of 3000, within 10 standard deviations (~26 each).
+  for (auto c : counts)
+    CHECK((c > 740 && c < 1260));
+}

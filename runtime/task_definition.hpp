@@ -78,6 +78,12 @@ caf::expected<std::vector<workload_line>> parse_workloads(
 /// tasks directory.
 bool is_task_file_path(std::string_view path);
 
+/// Why `path`, a file task.toml in `folder` names, is not to be read: it
+/// leads, through a symbolic link, out of the tasks directory (the folder's
+/// parent) that is_task_file_path keeps names in; "" when it does not.
+std::string leaves_tasks_dir(
+  const std::filesystem::path& folder, const std::filesystem::path& path);
+
 /// The expectation for is_task_file_path in messages.
 constexpr const char* task_file_path_expected
   = "a relative path inside the task folder or, as ../<task>/<file>, "

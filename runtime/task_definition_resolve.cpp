@@ -85,6 +85,10 @@ std::optional<std::string> read_named_file(table_reader& t,
   if (!name)
     return std::nullopt;
   path = folder / *name;
+  if (auto why = leaves_tasks_dir(folder, path); !why.empty()) {
+    t.fail(key, why);
+    return std::nullopt;
+  }
   auto contents = toml_check::read_file(path, max_json_bytes);
   if (!contents.ok) {
     t.fail(key, "cannot read '" + path.string() + "': " + contents.why);
@@ -277,6 +281,21 @@ bool is_task_file_path(std::string_view path) {
     first = 2;
   return std::none_of(parts.begin() + static_cast<std::ptrdiff_t>(first),
     parts.end(), [](const fs::path& part) { return part == ".."; });
+}
+
+std::string leaves_tasks_dir(const fs::path& folder, const fs::path& path) {
+  std::error_code ec;
+  auto root = fs::weakly_canonical(fs::absolute(folder), ec).parent_path();
+  if (ec)
+    return {}; // reading the file says what is wrong
+  auto target = fs::weakly_canonical(fs::absolute(path), ec);
+  if (ec)
+    return {};
+  auto rel = target.lexically_relative(root);
+  if (!rel.empty() && *rel.begin() != ".." && rel.is_relative())
+    return {};
+  return "'" + path.string() + "' leads to '" + target.string()
+         + "', outside the tasks directory '" + root.string() + "'";
 }
 
 void read_definition_task(table_reader& t, const fs::path& folder,

@@ -113,6 +113,10 @@ std::optional<source_file> read_source(
   if (!name)
     return std::nullopt;
   auto path = folder / *name;
+  if (auto why = leaves_tasks_dir(folder, path); !why.empty()) {
+    t.fail(key, why);
+    return std::nullopt;
+  }
   auto contents = toml_check::read_file(path, max_source_bytes);
   if (!contents.ok) {
     t.fail(key, "cannot read '" + path.string() + "': " + contents.why);

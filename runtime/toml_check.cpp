@@ -8,6 +8,10 @@
 #include <cstring>
 #include <memory>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 namespace eat::toml_check {
 
 std::string quote(std::string_view text) {
@@ -66,13 +70,42 @@ struct file_closer {
   }
 };
 
+/// What kind of file `mode` is, other than a regular one.
+std::string not_regular(mode_t mode) {
+  if (S_ISDIR(mode))
+    return "a directory, not a file";
+  if (S_ISFIFO(mode))
+    return "a named pipe, not a regular file";
+  if (S_ISSOCK(mode))
+    return "a socket, not a regular file";
+  if (S_ISCHR(mode) || S_ISBLK(mode))
+    return "a device, not a regular file";
+  return "not a regular file";
+}
+
 } // namespace
 
 file_contents read_file(const std::filesystem::path& file, size_t max_bytes) {
   file_contents result;
-  std::unique_ptr<std::FILE, file_closer> f{std::fopen(file.c_str(), "rb")};
+  // Without O_NONBLOCK, opening a named pipe waits for a writer: eat hung.
+  int fd = ::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    result.why = std::strerror(errno);
+    return result;
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0)
+    result.why = std::strerror(errno);
+  else if (!S_ISREG(st.st_mode))
+    result.why = not_regular(st.st_mode);
+  if (!result.why.empty()) {
+    ::close(fd);
+    return result;
+  }
+  std::unique_ptr<std::FILE, file_closer> f{::fdopen(fd, "rb")};
   if (!f) {
     result.why = std::strerror(errno);
+    ::close(fd);
     return result;
   }
   char buf[16384];

@@ -6,10 +6,13 @@
 #include <sstream>
 #include <string>
 
+#include <sys/stat.h>
+
 #include <catch2/catch.hpp>
 
 #include "actors/protocol/error.hpp"
 #include "runtime/task_file.hpp"
+#include "tests/support/temp_dir.hpp"
 #include "tests/support/text_files.hpp"
 
 namespace fs = std::filesystem;
@@ -455,7 +458,25 @@ TEST_CASE("a missing or unreadable configuration file gives the reason") {
   REQUIRE_FALSE(dir);
   CHECK(eat::render(dir.error())
         == "invalid_config: cannot read config file '" + configs.string()
-             + "': Is a directory");
+             + "': a directory, not a file");
+}
+
+TEST_CASE("a named pipe or a device given as the configuration file is "
+          "refused at once, never waited on") {
+  // Opening a named pipe without O_NONBLOCK waits for a writer: eat hung.
+  eat::test::temp_dir dir;
+  auto fifo = dir.path() / "config.toml";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  auto piped = eat::load_config(fifo);
+  REQUIRE_FALSE(piped);
+  CHECK(eat::render(piped.error())
+        == "invalid_config: cannot read config file '" + fifo.string()
+             + "': a named pipe, not a regular file");
+  auto device = eat::load_config("/dev/zero");
+  REQUIRE_FALSE(device);
+  CHECK(eat::render(device.error())
+        == "invalid_config: cannot read config file '/dev/zero': a device, "
+           "not a regular file");
 }
 
 TEST_CASE("a TOML syntax error gives toml++'s description and position") {

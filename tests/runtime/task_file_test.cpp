@@ -389,6 +389,31 @@ TEST_CASE("source files must exist inside the task folder or another "
             + "': No such file or directory"));
 }
 
+TEST_CASE("a source file that is a symbolic link out of the tasks directory "
+          "is refused; one to another task's file is read") {
+  scratch_tasks s;
+  auto text = scratch_tasks::original();
+  eat::test::temp_dir elsewhere;
+  auto secret = elsewhere.path() / "secret.cpp";
+  write_text(secret, "// not the task's\n");
+  auto reference = s.folder() / "reference.cpp";
+  fs::remove(reference);
+  fs::create_symlink(secret, reference);
+  CHECK(
+    s.failure(text)
+    == s.message(6, 1,
+      "reference: '" + reference.string() + "' leads to '"
+        + fs::canonical(secret).string() + "', outside the tasks directory '"
+        + fs::canonical(s.dir()).string() + "'"));
+  fs::create_directories(s.dir() / "twin");
+  write_text(s.dir() / "twin" / "reference.cpp", "// the twin's\n");
+  fs::remove(reference);
+  fs::create_symlink("../twin/reference.cpp", reference);
+  auto twin = eat::load_task(s.dir(), "tiny_gemm");
+  REQUIRE(twin);
+  CHECK(twin->reference_source == "// the twin's\n");
+}
+
 TEST_CASE("templates need parameters, each with distinct values") {
   scratch_tasks s;
   auto text = scratch_tasks::original();

@@ -65,6 +65,12 @@ bool child_process::read_line(std::string& line) {
   }
 }
 
+void child_process::close_output() {
+  if (fd_ >= 0)
+    ::close(fd_);
+  fd_ = -1;
+}
+
 void child_process::kill(int sig) {
   ::kill(pid_, sig);
 }

@@ -20,6 +20,9 @@ public:
 
   /// Next line of output; false at end of output.
   bool read_line(std::string& line);
+  /// Closes the reading end of the child's output, as a reader that goes
+  /// away does (`eat run ... | head -1`).
+  void close_output();
   /// Sends `sig` to the child.
   void kill(int sig);
   /// Waits for the child; returns its raw wait status.

@@ -180,6 +180,28 @@ TEST_CASE("a run directory cannot be resumed while a process holds it") {
   run.wait();
 }
 
+TEST_CASE("a run whose reader goes away finishes its evaluations and exits "
+          "0, its output dropped") {
+  // `eat run ... | head -1`: SIGPIPE killed the run after its first
+  // evaluation, with no run_finished in its log.
+  test::temp_dir tmp;
+  auto config = write_config(tmp.path());
+  auto run_dir = tmp.path() / "run";
+  test::child_process run{
+    EAT_BINARY, {"run", config.string(), "--run-dir", run_dir.string()}};
+  std::string line;
+  REQUIRE(run.read_line(line));
+  run.close_output();
+  auto status = run.wait();
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  auto log = read_log(run_dir);
+  REQUIRE(!log.empty());
+  CHECK(log.back().kind == event_kind::run_finished);
+  CHECK(bodies<eval_result>(log, event_kind::evaluation_finished).size()
+        == evaluations);
+}
+
 TEST_CASE("SIGINT stops a run after the evaluation in flight, logs why, and "
           "exits 130 with the command that continues it") {
   test::temp_dir tmp;

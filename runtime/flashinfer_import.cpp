@@ -104,8 +104,11 @@ std::string task_skeleton(const std::string& definition_json) {
   if (!def)
     return {};
   std::string text;
+  // The name is a folder name by now; op_type is any string: quoted, so
+  // that no newline in it ends the comment.
   text += "# Imported from the FlashInfer-Bench definition " + def->name
-          + " (op_type " + def->op_type + ") by `eat tasks import`.\n";
+          + " (op_type " + toml_check::quote(def->op_type)
+          + ") by `eat tasks import`.\n";
   text += "name = " + toml_check::quote(def->name) + "\n";
   text += "description = "
           + toml_check::quote(

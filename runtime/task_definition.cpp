@@ -4,11 +4,13 @@
 
 #include "runtime/task_definition.hpp"
 
+#include <algorithm>
 #include <set>
 
 #include <nlohmann/json.hpp>
 
 #include "actors/protocol/error.hpp"
+#include "runtime/toml_check.hpp"
 
 namespace eat {
 
@@ -25,6 +27,26 @@ const std::set<std::string>& known_dtypes() {
 
 /// Largest axis value.
 constexpr int64_t max_axis_value = INT32_MAX;
+
+/// Whether `name` may name an axis or a tensor: axes appear in formulas and
+/// constraints, tensors as `[inputs.<name>]` of task.toml, and both in the
+/// skeleton `eat tasks import` writes (a name with a newline and a quote
+/// wrote live TOML into it).
+bool is_plain_name(const std::string& name) {
+  auto letter = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+  };
+  return !name.empty() && name.size() <= 64 && letter(name[0])
+         && std::all_of(name.begin(), name.end(), [&](char c) {
+              return letter(c) || (c >= '0' && c <= '9');
+            });
+}
+
+std::string not_a_name(const std::string& where, const std::string& name) {
+  return where + ": " + toml_check::quote(name)
+         + " is not a name (up to 64 letters, digits and '_', not starting "
+           "with a digit)";
+}
 
 /// Problems found in one document, one per line.
 struct problem_list {
@@ -65,6 +87,10 @@ std::vector<definition_axis> parse_axes(const json& root, problem_list& out) {
     return result;
   }
   for (const auto& [name, axis] : i->items()) {
+    if (!is_plain_name(name)) {
+      out.add(not_a_name("axes", name));
+      continue;
+    }
     auto path = "axes." + name;
     definition_axis a{name, false, 0};
     auto type = axis.is_object() ? axis.value("type", json{}) : json{};
@@ -135,8 +161,12 @@ std::vector<definition_tensor> parse_tensors(const json& root,
             + (i == root.end() ? std::string{"nothing"} : i->dump()));
     return result;
   }
-  for (const auto& [name, x] : i->items())
-    result.push_back(parse_tensor(name, x, key + "." + name, axes, out));
+  for (const auto& [name, x] : i->items()) {
+    if (is_plain_name(name))
+      result.push_back(parse_tensor(name, x, key + "." + name, axes, out));
+    else
+      out.add(not_a_name(key, name));
+  }
   return result;
 }
 

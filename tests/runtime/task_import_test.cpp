@@ -111,3 +111,47 @@ TEST_CASE("import refuses workloads with no line for the definition and "
   CHECK_THAT(
     why, Catch::Contains("bad.json: outputs.b.dtype: expected one of"));
 }
+
+TEST_CASE("an axis or tensor name that is not a plain name is refused, and "
+          "an op_type with a newline and quotes stays inside its comment") {
+  eat::test::temp_dir root;
+  auto tasks = root.path() / "tasks";
+  auto def_text = read_text(mini_decode / "definition.json");
+  auto replaced = [&](const std::string& from, const std::string& to) {
+    auto text = def_text;
+    auto at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    text.replace(at, from.size(), to);
+    auto file = root.path() / "definition.json";
+    write_text(file, text);
+    return file;
+  };
+  // An input named so that the skeleton's [inputs.*] hint became live TOML.
+  auto bad_input = eat::import_definition(
+    replaced("\"indptr\":", R"("x\n[inputs.zz]\nb = \"":)"),
+    mini_decode / "workloads.jsonl", tasks);
+  REQUIRE_FALSE(bad_input);
+  CHECK_THAT(eat::render(bad_input.error()),
+    Catch::Contains(R"(inputs: "x\u000a[inputs.zz]\u000ab = \"" is not a )"
+                    "name (up to 64 letters, digits and '_', not starting "
+                    "with a digit)"));
+  auto bad_axis = eat::import_definition(
+    replaced("\"dim\":", R"("1dim":)"), mini_decode / "workloads.jsonl", tasks);
+  REQUIRE_FALSE(bad_axis);
+  CHECK_THAT(eat::render(bad_axis.error()),
+    Catch::Contains(R"(axes: "1dim" is not a name)"));
+  // op_type is free text: quoted in the skeleton's comment, the task.toml
+  // still parses and says what is missing.
+  auto def = replaced(
+    R"("op_type": ")", R"("op_type": "x\")\nexpert = \"/etc/passwd)");
+  auto imported
+    = eat::import_definition(def, mini_decode / "workloads.jsonl", tasks);
+  REQUIRE(imported);
+  auto toml = read_text(tasks / "mini_decode_d8" / "task.toml");
+  CHECK(toml.find("\nexpert") == std::string::npos);
+  auto task = eat::load_task(tasks, "mini_decode_d8");
+  REQUIRE_FALSE(task);
+  auto why = eat::render(task.error());
+  CHECK_THAT(why, Catch::Contains("reference: cannot read"));
+  CHECK(why.find("TOML syntax error") == std::string::npos);
+}

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "actors/protocol/error.hpp"
+#include "devices/kind.hpp"
 #include "runtime/axis_formula.hpp"
 #include "runtime/task_definition.hpp"
 #include "runtime/task_tolerance.hpp"
@@ -113,6 +114,12 @@ caf::expected<workload> resolve_workload(const definition_info& def,
     return fail("the flops or bytes formula is negative or not finite here");
   w.flops = *f;
   w.bytes = *b;
+  // What the harness would refuse at every evaluation (a tensor of more
+  // than 2^34 elements): refused here, so that a run does not spend its
+  // budget on it.
+  if (const auto* k = devices::find_kind("definition"))
+    if (auto why = k->check_workload(w); !why.empty())
+      return fail(why);
   return w;
 }
 

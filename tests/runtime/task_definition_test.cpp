@@ -221,6 +221,19 @@ TEST_CASE("a workload violating an axis constraint names the constraint") {
                     "batch_size + 1\""));
 }
 
+TEST_CASE("a workload with a tensor the harness cannot hold is refused when "
+          "the task loads, not at every evaluation") {
+  // 2^31 - 1 pages of 16: more than 2^34 elements. A run spent its whole
+  // budget on such a workload, every candidate rejected.
+  scratch_task t;
+  t.edit("definition.json", R"("dim": { "type": "const", "value": 8 })",
+    R"("dim": { "type": "const", "value": 16 })");
+  t.edit("workloads.jsonl", R"("num_pages": 40)", R"("num_pages": 2147483647)");
+  CHECK_THAT(t.error(), Catch::Contains("line 1: input 'pages' has a negative "
+                                        "dimension or more than 2^34 "
+                                        "elements"));
+}
+
 TEST_CASE("a workloads file without a line for the definition is refused") {
   scratch_task t;
   write_text(t.folder() / "workloads.jsonl",

@@ -2,6 +2,8 @@
 
 #include "actors/agent/eval_channel.hpp"
 
+#include <charconv>
+#include <cstdint>
 #include <cstdlib>
 
 #include "actors/protocol/error.hpp"
@@ -83,19 +85,32 @@ parse_command(const std::vector<std::string>& args,
   return std::move(*parsed);
 }
 
-caf::expected<uint64_t> positive_option(const parsed_args& args,
-                                        const std::string& name,
-                                        uint64_t fallback) {
+caf::expected<uint64_t> integer_option(const parsed_args& args,
+  const std::string& name, uint64_t fallback, uint64_t min) {
   auto i = args.options.find(name);
   if (i == args.options.end())
     return fallback;
-  char* end = nullptr;
-  auto value = std::strtoull(i->second.c_str(), &end, 10);
-  if (i->second.empty() || i->second[0] == '-' || *end != '\0' || value == 0)
+  const auto& text = i->second;
+  uint64_t value = 0;
+  auto [end, ec]
+    = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec == std::errc::result_out_of_range
+      || (ec == std::errc{} && end == text.data() + text.size()
+          && value > static_cast<uint64_t>(INT64_MAX)))
+    return make_error(error::invalid_arguments, "--" + name + ": '" + text
+                                                  + "' is larger than "
+                                                  + std::to_string(INT64_MAX));
+  if (text.empty() || ec != std::errc{} || end != text.data() + text.size()
+      || value < min)
     return make_error(error::invalid_arguments,
-                      "--" + name + " expects a positive integer, got '"
-                        + i->second + "'");
+      "--" + name + " expects a " + (min == 0 ? "non-negative" : "positive")
+        + " integer, got '" + text + "'");
   return value;
+}
+
+caf::expected<uint64_t> positive_option(
+  const parsed_args& args, const std::string& name, uint64_t fallback) {
+  return integer_option(args, name, fallback, 1);
 }
 
 exit_code report(std::ostream& out, const caf::error& err) {

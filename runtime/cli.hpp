@@ -53,8 +53,13 @@ std::variant<parsed_args, exit_code>
 parse_command(const std::vector<std::string>& args,
               const command_syntax& syntax, std::ostream& out);
 
-/// The value of option `name` as a positive integer, `fallback` when absent;
+/// The value of option `name` as an integer of at least `min` (0 or 1) and
+/// at most 2^63 - 1 (a TOML integer), `fallback` when absent;
 /// invalid_arguments naming the option otherwise.
+caf::expected<uint64_t> integer_option(const parsed_args& args,
+  const std::string& name, uint64_t fallback, uint64_t min);
+
+/// integer_option with `min` 1.
 caf::expected<uint64_t> positive_option(const parsed_args& args,
                                         const std::string& name,
                                         uint64_t fallback);

@@ -54,7 +54,7 @@ caf::expected<config> with_overrides(const config& cfg, const parsed_args& a) {
     values["mode"] = "\"" + i->second + "\"";
   }
   if (a.options.count("seed") > 0) {
-    auto seed = positive_option(a, "seed", 1);
+    auto seed = integer_option(a, "seed", 1, 0);
     if (!seed)
       return seed.error();
     values["seed"] = std::to_string(*seed);

@@ -52,6 +52,40 @@ TEST_CASE("usage errors exit with code 2 and say what is wrong") {
   CHECK(eat_cli({"resume", "a", "b"}).code == exit_code::usage);
 }
 
+TEST_CASE("an integer option takes 0 where it may, and a number too large "
+          "for a TOML integer is refused naming the option") {
+  auto value = [](const std::string& text, uint64_t min) {
+    eat::parsed_args a;
+    a.options["seed"] = text;
+    return eat::integer_option(a, "seed", 1, min);
+  };
+  CHECK(*value("0", 0) == 0);
+  CHECK(*value("9223372036854775807", 0) == 9223372036854775807ull);
+  for (const char* bad : {"-1", "+3", "3x", "", " 3", "abc"}) {
+    auto x = value(bad, 0);
+    REQUIRE_FALSE(x);
+    CHECK(eat::render(x.error())
+          == "invalid_arguments: --seed expects a non-negative integer, got '"
+               + std::string{bad} + "'");
+  }
+  for (const char* big : {"9223372036854775808", "99999999999999999999999"}) {
+    auto x = value(big, 0);
+    REQUIRE_FALSE(x);
+    CHECK(eat::render(x.error())
+          == "invalid_arguments: --seed: '" + std::string{big}
+               + "' is larger than 9223372036854775807");
+  }
+  auto zero = value("0", 1);
+  REQUIRE_FALSE(zero);
+  CHECK_THAT(eat::render(zero.error()),
+    Catch::Contains("--seed expects a positive integer, got '0'"));
+  // Before, --since 99999999999999999999999 wrapped and printed nothing.
+  auto since
+    = eat_cli({"history", "no-run", "--since", "99999999999999999999999"});
+  CHECK(since.code == exit_code::usage);
+  CHECK_THAT(since.out, Catch::Contains("is larger than"));
+}
+
 TEST_CASE("a missing configuration file exits with code 3 naming the file") {
   auto r = eat_cli({"run", "no-such-config.toml"});
   CHECK(r.code == exit_code::invalid_input);

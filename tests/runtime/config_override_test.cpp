@@ -45,9 +45,28 @@ TEST_CASE("a configuration without [run] gets one; a broken one is refused") {
   REQUIRE(out);
   CHECK(*out == "[supervisor]\nteams = 1\n[run]\nseed = 3\n");
   CHECK_FALSE(with_run_keys("[run\n", {{"seed", "3"}}));
-  auto inline_run = with_run_keys("run = { seed = 1 }\n", {{"seed", "3"}});
-  REQUIRE_FALSE(inline_run);
-  CHECK_THAT(render(inline_run.error()), Catch::Contains("inline [run]"));
+}
+
+TEST_CASE("a run table written as dotted keys or an inline table is rewritten "
+          "whole with the overrides") {
+  // Line-wise, `run.seed = 3` became a top-level `seed = 5`, and `mode`
+  // was inserted outside any table: "unknown key 'seed' outside any
+  // section" for a file without one.
+  for (std::string given :
+    {"# top\nrun.task = \"sgemm\"\nrun.seed = 3\n[supervisor]\nteams = 2\n",
+      "run = { task = \"sgemm\", seed = 3 }\n[supervisor]\nteams = 2\n",
+      "[supervisor]\nteams = 2\n[run]\n\"seed\" = 3\ntask = \"sgemm\"\n"}) {
+    auto out = with_run_keys(given, {{"seed", "5"}, {"mode", "\"flat\""}});
+    INFO(given);
+    REQUIRE(out);
+    INFO(*out);
+    auto cfg = parse_config(*out, "x.toml", config_checks::text_only);
+    REQUIRE(cfg);
+    CHECK(cfg->run.seed == 5);
+    CHECK(cfg->run.mode == "flat");
+    CHECK(cfg->run.task == "sgemm");
+    CHECK(cfg->supervisor.teams == 2);
+  }
 }
 
 TEST_CASE("mode, token budget, policy and team limits are checked") {

@@ -9,8 +9,10 @@
 //
 // On the wire a described struct is a MessagePack map from field name to value
 // (see docs/wire-format.md). Decoding ignores unknown keys (newer senders) and
-// fails on a missing key or a value of the wrong type with msgpack::type_error,
-// which callers turn into eat::error::malformed_message (see wire.hpp).
+// fails on a missing key, a value of the wrong type or an unknown enum code
+// with eat::wire::decode_failure (a msgpack::type_error saying what and in
+// which field), which callers turn into eat::error::malformed_message (see
+// wire.hpp).
 //
 // A field added to a struct that event logs store is declared optional, so
 // that logs written before it existed still decode (the field keeps its
@@ -26,6 +28,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <tuple>
 #include <type_traits>
@@ -89,13 +92,62 @@ uint32_t required_fields() {
   return all;
 }
 
+/// Why a value could not be decoded, with the path of fields to it, e.g.
+/// "field 'kind': 99 is not a valid code (0 to 12)". A msgpack::type_error,
+/// so that code catching those catches it too.
+class decode_failure : public msgpack::type_error {
+public:
+  explicit decode_failure(std::string what) : what_(std::move(what)) {
+    // nop
+  }
+
+  const char* what() const noexcept override {
+    return what_.c_str();
+  }
+
+private:
+  std::string what_;
+};
+
 /// Enums cross the wire as their underlying integer. Each wire enum declares
 /// `constexpr bool valid_enum_value(E, std::underlying_type_t<E>)` next to it
 /// so that decoding can reject out-of-range codes.
 template <class E>
 void check_enum(E tag, std::underlying_type_t<E> raw) {
   if (!valid_enum_value(tag, raw))
-    throw msgpack::type_error();
+    throw decode_failure(std::to_string(raw) + " is not a valid code");
+}
+
+/// What a MessagePack value is, for messages ("a string").
+inline const char* msgpack_type_name(msgpack::type::object_type t) {
+  switch (t) {
+    case msgpack::type::NIL: return "nil";
+    case msgpack::type::BOOLEAN: return "a boolean";
+    case msgpack::type::POSITIVE_INTEGER:
+    case msgpack::type::NEGATIVE_INTEGER: return "an integer";
+    case msgpack::type::FLOAT32:
+    case msgpack::type::FLOAT64: return "a float";
+    case msgpack::type::STR: return "a string";
+    case msgpack::type::BIN: return "bytes";
+    case msgpack::type::ARRAY: return "an array";
+    case msgpack::type::MAP: return "a map";
+    default: return "an extension";
+  }
+}
+
+/// Converts `value` into `out`, naming `field` in what fails.
+template<class T>
+void convert_field(
+  const msgpack::object& value, T& out, std::string_view field) {
+  auto where = "field '" + std::string{field} + "': ";
+  try {
+    value.convert(out);
+  } catch (const decode_failure& e) {
+    throw decode_failure(where + e.what());
+  } catch (const msgpack::type_error&) {
+    throw decode_failure(
+      where + "wrong type: got " + msgpack_type_name(value.type));
+  }
 }
 
 } // namespace eat::wire
@@ -203,7 +255,8 @@ MSGPACK_API_VERSION_NAMESPACE(MSGPACK_DEFAULT_API_NS) {
       auto raw = o.as<int64_t>();
       using U = std::underlying_type_t<E>;
       if (raw < 0 || raw > static_cast<int64_t>(std::numeric_limits<U>::max()))
-        throw msgpack::type_error();
+        throw eat::wire::decode_failure(
+          std::to_string(raw) + " is not a valid code");
       eat::wire::check_enum(E{}, static_cast<U>(raw));
       v = static_cast<E>(raw);
       return o;
@@ -229,7 +282,9 @@ MSGPACK_API_VERSION_NAMESPACE(MSGPACK_DEFAULT_API_NS) {
   struct convert<T, std::enable_if_t<eat::wire::is_described_v<T>>> {
     const msgpack::object& operator()(const msgpack::object& o, T& v) const {
       if (o.type != msgpack::type::MAP)
-        throw msgpack::type_error();
+        throw eat::wire::decode_failure(
+          "expected a map, got "
+          + std::string{eat::wire::msgpack_type_name(o.type)});
       auto fs = describe_fields(static_cast<const T*>(nullptr));
       constexpr auto n = std::tuple_size_v<decltype(fs)>;
       static_assert(n <= 32, "at most 32 fields per described struct");
@@ -237,24 +292,36 @@ MSGPACK_API_VERSION_NAMESPACE(MSGPACK_DEFAULT_API_NS) {
       for (uint32_t i = 0; i < o.via.map.size; ++i) {
         auto& kv = o.via.map.ptr[i];
         if (kv.key.type != msgpack::type::STR)
-          throw msgpack::type_error();
+          throw eat::wire::decode_failure("a key that is not a string");
         std::string_view key{kv.key.via.str.ptr, kv.key.via.str.size};
         // Finds the field named `key` and stops there; unknown keys match
         // nothing and are ignored.
         std::apply(
           [&](auto... f) {
             uint32_t index = 0;
-            static_cast<void>(
-              ((key == f.name ? (kv.val.convert(v.*(f.ptr)),
-                                 seen |= (1u << index), true)
-                              : (++index, false))
-               || ...));
+            static_cast<void>(((key == f.name ? (eat::wire::convert_field(
+                                                   kv.val, v.*(f.ptr), f.name),
+                                  seen |= (1u << index), true)
+                                              : (++index, false))
+                               || ...));
           },
           fs);
       }
       auto required = eat::wire::required_fields<T>();
-      if ((seen & required) != required)
-        throw msgpack::type_error();
+      if ((seen & required) != required) {
+        std::string missing;
+        std::apply(
+          [&](auto... f) {
+            uint32_t index = 0;
+            ((((required & ~seen) & (1u << index++)) != 0
+                 ? static_cast<void>(missing += (missing.empty() ? "'" : ", '")
+                                                + std::string{f.name} + "'")
+                 : static_cast<void>(0)),
+              ...);
+          },
+          fs);
+        throw eat::wire::decode_failure("missing field(s) " + missing);
+      }
       return o;
     }
   };

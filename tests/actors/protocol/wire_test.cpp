@@ -171,6 +171,7 @@ TEST_CASE("an optional field a sender left out keeps its default, so that "
 }
 
 TEST_CASE("decoding rejects malformed input with malformed_message") {
+  // Each message says what is wrong and where (it said "std::bad_cast").
   SECTION("a missing field") {
     msgpack::sbuffer buf;
     msgpack::packer<msgpack::sbuffer> pk{buf};
@@ -180,7 +181,9 @@ TEST_CASE("decoding rejects malformed input with malformed_message") {
     auto r = wire::decode<run_resumed>(std::string_view{buf.data(), buf.size()});
     REQUIRE(!r);
     CHECK(code_of(r.error()) == error::malformed_message);
-    CHECK_THAT(render(r.error()), Catch::Contains("run_resumed"));
+    CHECK_THAT(render(r.error()),
+      Catch::Contains("cannot decode run_resumed: missing field(s) "
+                      "'unfinished'"));
   }
   SECTION("a field of the wrong type") {
     auto c = sample_candidate();
@@ -192,6 +195,9 @@ TEST_CASE("decoding rejects malformed input with malformed_message") {
     auto r = wire::decode<candidate>(bytes);
     REQUIRE(!r);
     CHECK(code_of(r.error()) == error::malformed_message);
+    CHECK_THAT(render(r.error()),
+      Catch::Contains(
+        "cannot decode candidate: field 'tokens': wrong type: got a string"));
   }
   SECTION("an enum code out of range") {
     auto e = sample_event();
@@ -202,6 +208,9 @@ TEST_CASE("decoding rejects malformed input with malformed_message") {
     auto r = wire::decode<event>(bytes);
     REQUIRE(!r);
     CHECK(code_of(r.error()) == error::malformed_message);
+    CHECK_THAT(render(r.error()),
+      Catch::Contains(
+        "cannot decode event: field 'kind': 127 is not a valid code"));
   }
   SECTION("truncated bytes") {
     auto bytes = wire::encode(sample_result());
@@ -211,7 +220,10 @@ TEST_CASE("decoding rejects malformed input with malformed_message") {
     CHECK(!wire::decode<candidate>(wire::encode(sample_candidate()) + "x"));
   }
   SECTION("not a map") {
-    CHECK(!wire::decode<candidate>(wire::encode(std::string{"candidate"})));
+    auto r = wire::decode<candidate>(wire::encode(std::string{"candidate"}));
+    REQUIRE(!r);
+    CHECK_THAT(render(r.error()),
+      Catch::Contains("cannot decode candidate: expected a map, got a string"));
   }
 }
 

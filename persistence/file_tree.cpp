@@ -212,6 +212,13 @@ caf::expected<std::string> bytes_of(txn& t, const blob_store& blobs,
     return make_error(error::store_failure,
       where + " has " + std::to_string((*bytes)->size())
         + " bytes, its record says " + std::to_string(v.size));
+  // LMDB keeps no checksums: bytes damaged on disk would be read back as
+  // the file's (a kernel, a learning document) without this.
+  if (blob_hash(**bytes) != v.blob)
+    return make_error(error::store_failure,
+      where
+        + " does not hash to its name: the store is damaged (eat fsck "
+          "lists every problem)");
   return std::string{**bytes};
 }
 

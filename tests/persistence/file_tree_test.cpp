@@ -439,7 +439,8 @@ TEST_CASE("a blob deleted behind the store's back is reported precisely") {
           "file '/b' version 1: blob " + hash + " is missing"});
 }
 
-TEST_CASE("a blob whose bytes were altered is reported by verify") {
+TEST_CASE("a blob whose bytes were altered fails get and is reported by "
+          "verify") {
   tree_fixture f;
   f.put("/a", "right");
   f.put("/b", "other");
@@ -447,6 +448,12 @@ TEST_CASE("a blob whose bytes were altered is reported by verify") {
   auto hash = blob_hash("right");
   eat::test::raw_put(f.dir(), "blobs", raw_key(hash), "wrong");
   f.open();
+  // Same size, other bytes: read back as the file's before.
+  CHECK(failure(f.tree->get("/a"), eat::error::store_failure)
+        == "store_failure: blob " + hash
+             + " of file '/a' version 1 does not hash to its name: the store "
+               "is damaged (eat fsck lists every problem)");
+  CHECK(value_of(f.tree->get("/b")) == "other");
   CHECK(value_of(f.tree->verify())
         == strings{"file '/a' version 1: blob " + hash
                    + " holds bytes whose SHA-256 is " + blob_hash("wrong")});

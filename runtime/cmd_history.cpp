@@ -39,14 +39,26 @@ exit_code cmd_history(const std::vector<std::string>& args,
   if (!events)
     return report(out, events.error());
   auto json = a.options.count("json") > 0;
+  auto expected = *since;
   for (const auto& e : *events) {
+    // A log is numbered 1, 2, 3, ... with no gap: one means an event was
+    // lost (the store is damaged), and listing on would hide it.
+    if (e.seq != expected)
+      return report(
+        out, make_error(error::store_failure,
+               "the event log has no event " + std::to_string(expected)
+                 + " (the next is " + std::to_string(e.seq)
+                 + "): the store is damaged (eat fsck lists every problem)"));
+    ++expected;
     if (!json) {
       out << event_summary(e) << "\n";
       continue;
     }
     auto line = wire::event_to_json(e);
     if (!line)
-      return report(out, line.error());
+      return report(
+        out, make_error(error::store_failure,
+               "event " + std::to_string(e.seq) + ": " + render(line.error())));
     out << *line << "\n";
   }
   return exit_code::ok;

@@ -6,12 +6,9 @@
 
 #include <atomic>
 #include <memory>
-#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <lmdb.h>
 
 #include "actors/protocol/error.hpp"
 #include "actors/protocol/wire.hpp"
@@ -40,33 +37,6 @@ constexpr int64_t fixed_now = 1'700'000'000'123;
 
 int64_t fixed_clock() {
   return fixed_now;
-}
-
-/// Deletes `key` from database `name` of the environment in `dir`, bypassing
-/// the store (which must not be open in this process).
-void raw_delete(
-  const std::filesystem::path& dir, const char* name, std::string_view key) {
-  auto check = [](int rc, const char* what) {
-    if (rc != MDB_SUCCESS)
-      throw std::runtime_error(std::string{what} + ": " + mdb_strerror(rc));
-  };
-  MDB_env* env = nullptr;
-  check(mdb_env_create(&env), "mdb_env_create");
-  std::unique_ptr<MDB_env, void (*)(MDB_env*)> guard{env, mdb_env_close};
-  check(mdb_env_set_maxdbs(env, 16), "mdb_env_set_maxdbs");
-  check(mdb_env_open(env, dir.c_str(), 0, 0644), "mdb_env_open");
-  MDB_txn* t = nullptr;
-  check(mdb_txn_begin(env, nullptr, 0, &t), "mdb_txn_begin");
-  MDB_dbi dbi = 0;
-  MDB_val k{key.size(), const_cast<char*>(key.data())};
-  int rc = mdb_dbi_open(t, name, 0, &dbi);
-  if (rc == MDB_SUCCESS)
-    rc = mdb_del(t, dbi, &k, nullptr);
-  if (rc != MDB_SUCCESS) {
-    mdb_txn_abort(t);
-    check(rc, "raw_delete");
-  }
-  check(mdb_txn_commit(t), "mdb_txn_commit");
 }
 
 /// A store in a temporary directory, with a file tree on it.
@@ -427,7 +397,7 @@ TEST_CASE("a blob deleted behind the store's back is reported precisely") {
   f.put("/b", "second");
   f.close();
   auto hash = blob_hash("second");
-  raw_delete(f.dir(), "blobs", raw_key(hash));
+  eat::test::raw_delete(f.dir(), "blobs", raw_key(hash));
   f.open();
   CHECK(value_of(f.tree->get("/a", 1)) == "first");
   auto got = failure(f.tree->get("/a"), eat::error::store_failure);

@@ -70,6 +70,23 @@ void raw_put(const std::filesystem::path& dir, const char* db,
   check(mdb_txn_commit(txn), "mdb_txn_commit");
 }
 
+void raw_delete(
+  const std::filesystem::path& dir, const char* db, std::string_view key) {
+  auto env = open_raw(dir);
+  MDB_txn* txn = nullptr;
+  check(mdb_txn_begin(env.get(), nullptr, 0, &txn), "mdb_txn_begin");
+  MDB_dbi dbi = 0;
+  auto k = to_val(key);
+  int rc = mdb_dbi_open(txn, db, 0, &dbi);
+  if (rc == MDB_SUCCESS)
+    rc = mdb_del(txn, dbi, &k, nullptr);
+  if (rc != MDB_SUCCESS) {
+    mdb_txn_abort(txn);
+    check(rc, "raw_delete");
+  }
+  check(mdb_txn_commit(txn), "mdb_txn_commit");
+}
+
 void hold_reader(const std::filesystem::path& dir, bool read, int notify_fd) {
   auto env = open_raw(dir);
   MDB_txn* txn = nullptr;

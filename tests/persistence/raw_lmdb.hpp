@@ -25,6 +25,11 @@ void raw_create(const std::filesystem::path& dir);
 void raw_put(const std::filesystem::path& dir, const char* db,
   std::string_view key, std::string_view value);
 
+/// Deletes `key` from database `db` of the environment in `dir`, bypassing
+/// the store (which must not be open in this process).
+void raw_delete(
+  const std::filesystem::path& dir, const char* db, std::string_view key);
+
 /// Opens the environment in `dir`, begins a read transaction when `read`,
 /// writes one byte to `notify_fd`, then waits for a signal to end it.
 [[noreturn]] void hold_reader(

@@ -9,6 +9,7 @@
 
 #include "actors/protocol/wire.hpp"
 #include "persistence/file_tree.hpp"
+#include "persistence/keys.hpp"
 #include "persistence/run_writer.hpp"
 #include "runtime/cli.hpp"
 #include "runtime/run_dir.hpp"
@@ -130,6 +131,26 @@ TEST_CASE("eat history prints the log, from an event on, or as JSON") {
   CHECK_THAT(json.out, Catch::Contains("\"candidate\":\"t1-c0001\""));
   CHECK(eat_cli({"history", run.dir.string(), "--since", "0"}).code
         == exit_code::usage);
+}
+
+TEST_CASE("eat history stops at a gap in the event log, saying the store is "
+          "damaged") {
+  // It listed 1 - 4 and then 6 - 8, exit 0, as if nothing were missing.
+  sample_run run;
+  test::raw_delete(run.dir / "store", "events", persistence::encode_seq_key(3));
+  for (std::vector<std::string> args :
+    {std::vector<std::string>{"history", run.dir.string()},
+      {"history", run.dir.string(), "--json"}}) {
+    auto r = eat_cli(args);
+    CHECK(r.code == exit_code::bad_run_dir);
+    CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 3);
+    CHECK_THAT(r.out,
+      Catch::EndsWith("eat: store_failure: the event log has no event 3 (the "
+                      "next is 4): the store is damaged (eat fsck lists every "
+                      "problem)\n"));
+  }
+  CHECK(eat_cli({"history", run.dir.string(), "--since", "4"}).code
+        == exit_code::ok);
 }
 
 TEST_CASE("eat fsck passes a consistent run and names each problem of a "

@@ -144,6 +144,8 @@ exit_code run_cli(const std::vector<std::string>& args, std::ostream& out) {
     return run_cli({rest[0], "--help"}, out);
   }
   if (cmd == "--version" || cmd == "version") {
+    if (!rest.empty())
+      return usage_error(out, cmd + " takes no arguments", "");
     out << "eat " << version << "\n";
     return exit_code::ok;
   }

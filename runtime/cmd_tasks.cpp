@@ -312,7 +312,16 @@ exit_code cmd_tasks(const std::vector<std::string>& args, std::ostream& out) {
     return check_tasks(a, dir, out);
   if (pos[0] == "import") // into the directory `check` then reads
     return import_task(a, dir, out);
-  return usage_error(out, "unknown tasks subcommand", "tasks");
+  if (pos[0] == "show")
+    return usage_error(out,
+      "eat tasks show takes exactly one NAME (eat tasks list names them)",
+      "tasks");
+  if (pos[0] == "list")
+    return usage_error(out, "eat tasks list takes no arguments", "tasks");
+  return usage_error(out,
+    "unknown tasks subcommand '" + pos[0]
+      + "' (list, show NAME, check [NAME...], import DEFINITION WORKLOADS)",
+    "tasks");
 }
 
 } // namespace eat

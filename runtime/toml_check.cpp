@@ -38,8 +38,15 @@ std::string format_number(double x) {
 
 std::string describe(const toml::node& node) {
   switch (node.type()) {
-    case toml::node_type::string:
-      return "string " + quote(node.as_string()->get());
+    case toml::node_type::string: {
+      // A message shows at most the first 200 characters of a value (a
+      // 900,000-character name was echoed whole).
+      const auto& text = node.as_string()->get();
+      if (text.size() <= 200)
+        return "string " + quote(text);
+      return "string " + quote(std::string_view{text}.substr(0, 200)) + "... ("
+             + std::to_string(text.size()) + " characters)";
+    }
     case toml::node_type::integer:
       return std::to_string(node.as_integer()->get());
     case toml::node_type::floating_point:

@@ -50,6 +50,16 @@ TEST_CASE("usage errors exit with code 2 and say what is wrong") {
   CHECK_THAT(missing.out, Catch::Contains("--run-dir needs a value"));
   CHECK(eat_cli({"run"}).code == exit_code::usage);
   CHECK(eat_cli({"resume", "a", "b"}).code == exit_code::usage);
+  auto show = eat_cli({"tasks", "show"});
+  CHECK(show.code == exit_code::usage);
+  CHECK_THAT(
+    show.out, Catch::Contains("eat tasks show takes exactly one NAME"));
+  auto sub = eat_cli({"tasks", "shwo", "sgemm"});
+  CHECK(sub.code == exit_code::usage);
+  CHECK_THAT(sub.out, Catch::Contains("unknown tasks subcommand 'shwo'"));
+  auto version = eat_cli({"--version", "extra"});
+  CHECK(version.code == exit_code::usage);
+  CHECK_THAT(version.out, Catch::Contains("--version takes no arguments"));
 }
 
 TEST_CASE("an integer option takes 0 where it may, and a number too large "

@@ -331,6 +331,10 @@ TEST_CASE("values out of range are rejected with the range") {
       "a string of 1 to 64 characters from [A-Za-z0-9_-]"},
     {"run", "name", "\"a b\"", "a string of 1 to 64 characters"},
     {"run", "name", '"' + std::string(65, 'x') + '"', "a string of 1 to 64"},
+    // A long value is shown cut (a 900,000-character name was echoed).
+    {"run", "name", '"' + std::string(100000, 'x') + '"',
+      "a string of 1 to 64 characters from [A-Za-z0-9_-], got string \""
+        + std::string(200, 'x') + "\"... (100000 characters)"},
     {"run", "root", "\"\"", "a non-empty string"},
     {"run", "seed", "-1", "a non-negative integer, got -1"},
     {"run", "max_evaluations", "0", "an integer in [1, 1000000], got 0"},

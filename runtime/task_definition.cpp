@@ -316,6 +316,13 @@ bool parse_line(workload_line& w, const json& root, const definition_info& def,
     else
       parse_input(w, t, *d, prefix + "inputs." + t.name, out);
   }
+  if (inputs.is_object())
+    for (const auto& [name, d] : inputs.items())
+      if (std::none_of(def.inputs.begin(), def.inputs.end(),
+            [&](const definition_tensor& t) {
+              return t.name == name;
+            }))
+        out.add(prefix + "inputs." + name + ": not an input of " + def.name);
   return true;
 }
 

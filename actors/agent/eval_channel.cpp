@@ -295,10 +295,16 @@ caf::expected<std::string> request_eval(const fs::path& socket_path,
       != 0)
     return io_error("cannot connect to " + socket_path.string());
   auto deadline = deadline_after(timeout_s);
+  errno = 0;
   if (!send_frame(fd.get(), source, deadline))
-    return make_error(error::io_failure, "cannot send the kernel to "
-                                           + socket_path.string());
-  return recv_frame(fd.get(), max_eval_reply, deadline);
+    return make_error(error::io_failure,
+      "cannot send the kernel to " + socket_path.string() + ": "
+        + (errno != 0 ? std::strerror(errno) : "timed out"));
+  auto answer = recv_frame(fd.get(), max_eval_reply, deadline);
+  if (answer && answer->empty())
+    return make_error(error::io_failure,
+      "the eval channel at " + socket_path.string() + " answered nothing");
+  return answer;
 }
 
 int agent_eval_main(int argc, char** argv) {

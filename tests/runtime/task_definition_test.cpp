@@ -211,6 +211,12 @@ TEST_CASE("workload lines with bad axes or values name their line") {
                                   "is missing"));
   CHECK_THAT(why, Catch::Contains("line 1: inputs.scale.value: expected a "
                                   "number"));
+  // An input the definition does not have is a typo, not something to drop.
+  scratch_task u;
+  u.edit("workloads.jsonl", R"("value": 0.35)",
+    R"("value": 0.35}, "zz": {"type": "random")");
+  CHECK_THAT(u.error(),
+    Catch::Contains("line 1: inputs.zz: not an input of mini_decode_d8"));
 }
 
 TEST_CASE("a workload violating an axis constraint names the constraint") {

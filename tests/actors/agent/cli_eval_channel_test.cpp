@@ -113,6 +113,19 @@ TEST_CASE("eval channel: long socket paths work through the folder") {
   CHECK(*answer == "echo");
 }
 
+TEST_CASE("eval channel: an empty answer is an error, not a silent failure") {
+  // eat agent-eval printed nothing and exited 1, as for a failed kernel.
+  test::temp_dir tmp;
+  auto sock = tmp.path() / "eval.sock";
+  auto server = eval_server::start(sock, [](const std::string&) {
+    return std::string{};
+  });
+  REQUIRE(server);
+  auto answer = request_eval(sock, "int k();", 10);
+  REQUIRE_FALSE(answer);
+  CHECK_THAT(render(answer.error()), Catch::Contains("answered nothing"));
+}
+
 TEST_CASE("eval channel: a connect to a missing socket fails") {
   test::temp_dir tmp;
   auto answer = request_eval(tmp.path() / "none.sock", "x", 1);

@@ -93,7 +93,7 @@ uint32_t required_fields() {
 }
 
 /// Why a value could not be decoded, with the path of fields to it, e.g.
-/// "field 'kind': 99 is not a valid code (0 to 12)". A msgpack::type_error,
+/// "field 'kind': 99 is not a valid code". A msgpack::type_error,
 /// so that code catching those catches it too.
 class decode_failure : public msgpack::type_error {
 public:

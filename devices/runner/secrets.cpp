@@ -57,10 +57,6 @@ uint64_t finish_gmac(EVP_CIPHER_CTX* ctx) {
   return h;
 }
 
-} // namespace
-
-namespace {
-
 /// Fills `bytes` at `data` from the operating system's random source;
 /// throws std::runtime_error (naming `what`) if it cannot.
 void draw_random(void* data, size_t bytes, const char* what) {

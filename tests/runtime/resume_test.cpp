@@ -27,14 +27,14 @@ namespace {
 
 constexpr uint64_t evaluations = 6;
 
-
-fs::path write_config(const fs::path& dir) {
+fs::path write_config(
+  const fs::path& dir, uint64_t max_evaluations = evaluations) {
   auto file = dir / "config.toml";
   std::ofstream out{file};
   out << "[run]\nname = \"resume-test\"\ntask = \"sgemm\"\n"
       << "tasks_dir = \"" << EAT_SOURCE_DIR << "/kernels\"\n"
       << "root = \"" << dir.string() << "\"\nseed = 5\n"
-      << "max_evaluations = " << evaluations << "\n"
+      << "max_evaluations = " << max_evaluations << "\n"
       << "[timing]\nwarmup = 1\nmin_samples = 3\nmin_time_s = 0.01\n"
       << "max_time_s = 0.2\ncheck_seeds = 2\n";
   return file;
@@ -185,7 +185,7 @@ TEST_CASE("a run whose reader goes away finishes its evaluations and exits "
   // `eat run ... | head -1`: SIGPIPE killed the run after its first
   // evaluation, with no run_finished in its log.
   test::temp_dir tmp;
-  auto config = write_config(tmp.path());
+  auto config = write_config(tmp.path(), 3);
   auto run_dir = tmp.path() / "run";
   test::child_process run{
     EAT_BINARY, {"run", config.string(), "--run-dir", run_dir.string()}};
@@ -198,8 +198,7 @@ TEST_CASE("a run whose reader goes away finishes its evaluations and exits "
   auto log = read_log(run_dir);
   REQUIRE(!log.empty());
   CHECK(log.back().kind == event_kind::run_finished);
-  CHECK(bodies<eval_result>(log, event_kind::evaluation_finished).size()
-        == evaluations);
+  CHECK(bodies<eval_result>(log, event_kind::evaluation_finished).size() == 3);
 }
 
 TEST_CASE("SIGINT stops a run after the evaluation in flight, logs why, and "

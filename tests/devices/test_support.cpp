@@ -217,6 +217,18 @@ cpu_options fast_options(const scratch_dir& work_dir) {
   return opts;
 }
 
+eval_result evaluate_rounds(
+  const std::string& source, const workload& w, uint32_t min_rounds) {
+  auto dir = make_temp_dir();
+  auto opts = fast_options(dir);
+  opts.kernel_processes = true;
+  opts.timing.min_samples = min_rounds;
+  opts.timing.max_time_s = 30;
+  opts.timing.min_time_s = 0;
+  auto dev = make_device(opts);
+  return dev->evaluate(sgemm_task({w}), make_candidate("c", source), 11);
+}
+
 std::unique_ptr<device> make_device(const cpu_options& opts) {
   auto dev = make_cpu_device("cpu0", opts);
   if (!dev)

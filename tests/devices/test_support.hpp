@@ -101,6 +101,11 @@ cpu_options fast_options(const scratch_dir& work_dir);
 /// A CPU device on `opts`; fails the test if it cannot be made.
 std::unique_ptr<device> make_device(const cpu_options& opts);
 
+/// Evaluates `source` in kernel processes (seed 11) on sgemm workload `w`,
+/// timing at least `min_rounds` rounds (up to 30 s).
+eval_result evaluate_rounds(
+  const std::string& source, const workload& w, uint32_t min_rounds);
+
 /// A kernel that is correct: the naive loop with the given body inserted
 /// before the loop ("prologue") and after it ("epilogue"), with `a`, `b`,
 /// `c`, `m`, `n`, `k` in scope.

@@ -1,6 +1,7 @@
 #include "devices/subprocess.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -68,25 +69,30 @@ void describe_attributes(spawn_setup& setup) {
   sigset_t all;
   sigemptyset(&none);
   sigfillset(&all);
+  // A session of its own, which is also a process group of its own (the
+  // group kill), and no controlling terminal: through eat's terminal a
+  // runner's kernel could stop the whole group or push characters into
+  // the terminal's input (TIOCSTI), as if typed in the shell that ran eat.
   posix_spawnattr_setflags(&setup.attr,
-    POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  posix_spawnattr_setpgroup(&setup.attr, 0);
+    POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
   posix_spawnattr_setsigmask(&setup.attr, &none);
   posix_spawnattr_setsigdefault(&setup.attr, &all);
 }
 
 /// The parent's environment with `extra` ("NAME=value") set over it and
-/// the variables named bare in `extra` ("NAME") removed, as posix_spawn
-/// takes it; the pointers stay valid while environ and `extra` are
-/// unchanged.
-std::vector<char*> child_environment(const std::vector<std::string>& extra) {
+/// the variables named bare in `extra` ("NAME") removed, and its secrets
+/// unless `keep_secrets`, as posix_spawn takes it; the pointers stay valid
+/// while environ and `extra` are unchanged.
+std::vector<char*> child_environment(
+  const std::vector<std::string>& extra, bool keep_secrets) {
   auto overridden = [&](const char* entry) {
     for (const auto& e : extra) {
       auto name = e.substr(0, e.find('=')) + '=';
       if (std::strncmp(entry, name.c_str(), name.size()) == 0)
         return true;
     }
-    return false;
+    std::string_view text{entry};
+    return !keep_secrets && secret_name(text.substr(0, text.find('=')));
   };
   std::vector<char*> env;
   for (char** p = environ; *p != nullptr; ++p)
@@ -104,6 +110,17 @@ std::string errno_text(const std::string& what, int code) {
 }
 
 } // namespace
+
+bool secret_name(std::string_view name) {
+  std::string upper{name};
+  for (auto& c : upper)
+    c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  for (const char* word :
+    {"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH"})
+    if (upper.find(word) != std::string::npos)
+      return true;
+  return false;
+}
 
 std::string signal_name(int sig) {
   if (const char* abbrev = sigabbrev_np(sig))
@@ -127,7 +144,7 @@ caf::expected<child_process> child_process::spawn(const process_spec& spec) {
   for (const auto& arg : spec.argv)
     argv.push_back(const_cast<char*>(arg.c_str()));
   argv.push_back(nullptr);
-  auto env = child_environment(spec.env);
+  auto env = child_environment(spec.env, spec.keep_secrets);
   pid_t pid = -1;
   int rc = posix_spawnp(
     &pid, argv[0], &setup.actions, &setup.attr, argv.data(), env.data());

@@ -1,6 +1,7 @@
 // Child processes for the CPU device: the compiler and the sandboxed runner.
-// Each child is started with posix_spawn (no shell, argv array) in its own
-// process group, so that killing it also kills whatever it started. The
+// Each child is started with posix_spawn (no shell, argv array) in a session
+// and process group of its own, without a controlling terminal, so that
+// killing the group also kills whatever it started. The
 // parent waits on a pidfd, which lets it poll for "exited" together with the
 // child's pipes and a deadline.
 //
@@ -12,6 +13,7 @@
 
 #include <chrono>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -40,9 +42,17 @@ struct process_spec {
   std::vector<std::pair<int, std::string>> files;
   /// "NAME=value" entries set in the child's environment, over the parent's
   /// variables of the same names, and "NAME" entries removed from it; the
-  /// rest of the parent's is inherited.
+  /// rest of the parent's is inherited, less its secrets (secret_name)
+  /// unless `keep_secrets`: a compiler or a runner (kernel code) has no
+  /// use for eat's API keys, and could print them into its results.
   std::vector<std::string> env;
+  bool keep_secrets = false;
 };
+
+/// Whether an environment variable's name looks like a secret's: it holds
+/// KEY, TOKEN, SECRET, PASSWORD, PASSWD, CREDENTIAL or AUTH in any case
+/// (ANTHROPIC_API_KEY, GH_TOKEN, AWS_SECRET_ACCESS_KEY).
+bool secret_name(std::string_view name);
 
 /// How a process ended.
 struct exit_status {
@@ -60,7 +70,7 @@ std::string signal_name(int sig);
 /// Renders "exited with status 3" or "killed by SIGSEGV".
 std::string to_string(const exit_status& x);
 
-/// A spawned child that leads its own process group.
+/// A spawned child that leads its own session and process group.
 class child_process {
 public:
   /// Starts `spec`; fails with error::io_failure naming the program.

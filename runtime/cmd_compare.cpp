@@ -64,6 +64,8 @@ compare_run run_one(const std::string& config, const std::string& mode,
                "--mode", mode, "--seed", std::to_string(seed),
                "--run-dir", dir.string()};
   spec.files = {{1, dir.string() + ".log"}, {2, dir.string() + ".err"}};
+  // Its agents may need eat's API keys.
+  spec.keep_secrets = true;
   auto child = devices::child_process::spawn(spec);
   if (!child) {
     r.failure = render(child.error());

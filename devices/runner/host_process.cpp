@@ -12,6 +12,7 @@
 #include <linux/futex.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -103,6 +104,12 @@ int kernel_host_main(int argc, char** argv) {
   ::close(control_fd);
   auto& c = *static_cast<host_control*>(block);
   ::prctl(PR_SET_DUMPABLE, 0);
+  // The one file the kernel can write is its output (descriptors 1 and 2,
+  // the runner's stdout.txt and stderr.txt): a red-team candidate wrote
+  // 60 MiB there, dirty pages whose writeback would run while the
+  // baseline's calls are timed. Beyond this it is killed by SIGXFSZ.
+  rlimit output{kernel_output_bytes, kernel_output_bytes};
+  ::setrlimit(RLIMIT_FSIZE, &output);
   if (auto why = confine_kernel_process(); !why.empty()) {
     set_error(c, host_control::not_confined,
       "cannot be confined in its process: " + why);

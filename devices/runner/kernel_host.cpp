@@ -93,6 +93,18 @@ host_control* make_control(int& fd, std::string& why) {
 
 } // namespace
 
+std::string stop_seen(pid_t pid) {
+  siginfo_t info{};
+  if (::waitid(
+        P_PID, static_cast<id_t>(pid), &info, WSTOPPED | WCONTINUED | WNOHANG)
+        != 0
+      || info.si_pid == 0)
+    return {};
+  if (info.si_code == CLD_CONTINUED)
+    return "was stopped and continued by a signal";
+  return "was stopped by " + signal_name(info.si_status);
+}
+
 std::unique_ptr<kernel_host> kernel_host::start(shared_arena& arena,
   const std::string& so, const char* entry, const std::string& role,
   eval_status& status, std::string& why) {
@@ -214,6 +226,9 @@ std::string kernel_host::wait_done(uint32_t seq) {
     }
     if (r < 0 && errno != EINTR)
       return std::string{"cannot be waited for: "} + std::strerror(errno);
+    // Stopped, it would not post `done` before the deadline.
+    if (auto stopped = stop_seen(pid_); !stopped.empty())
+      return stopped;
   }
 }
 
@@ -260,6 +275,17 @@ host_call kernel_host::post(uint32_t op) {
     return result;
   }
   settle(seq);
+  // A kernel's process stopped for a while (SIGSTOP, then SIGCONT) uses no
+  // CPU time, so no hidden-work check sees it; its parent does.
+  for (auto* host : {this, watched_})
+    if (host != nullptr)
+      if (auto stopped = stop_seen(host->pid_); !stopped.empty()) {
+        result.error = "the " + host->role_ + "'s process " + stopped
+                       + " during the evaluation";
+        if (host->role_ == "baseline")
+          result.status = eval_status::rejected;
+        return result;
+      }
   auto cpu1 = cpu_now();
   if (cpu0 < 0 || cpu1 < 0) {
     result.error = "cannot read the CPU clock of the " + role_ + "'s process";

@@ -42,6 +42,16 @@ constexpr const char* kernel_host_flag = "--kernel-host";
 constexpr int host_cannot_map = 3;
 constexpr int host_cannot_map_control = 4;
 
+/// The most a kernel's process may write to its standard output and error
+/// (RLIMIT_FSIZE: beyond it the process is killed by SIGXFSZ).
+constexpr unsigned long kernel_output_bytes = 1UL << 20;
+
+/// How the child `pid` of the caller stopped, or was stopped and then
+/// continued, by a signal since the caller last asked ("was stopped by
+/// SIGSTOP", "was stopped and continued by a signal"), or "" when it was
+/// not (waitid: only its parent sees it).
+std::string stop_seen(pid_t pid);
+
 /// What the runner posts to a kernel's process: a page in a memory file
 /// that only the runner and that process map, never in the arena that
 /// both kernels' processes share. Through the other kernel's words a
@@ -85,8 +95,12 @@ struct host_call {
   int64_t wall_ns = 0;
   /// The process's CPU time over the call (all its threads).
   int64_t cpu_ns = 0;
-  /// Why the process failed (it died or exited during the call), or "".
+  /// Why the process failed (it died or exited during the call, or a
+  /// kernel's process stopped), or "".
   std::string error;
+  /// What `error` makes the evaluation: a runtime error, or rejected when
+  /// the baseline's process was stopped (only the candidate's can).
+  eval_status status = eval_status::runtime_error;
 };
 
 /// The bytes of a control block's memory file.

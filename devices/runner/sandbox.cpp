@@ -17,7 +17,9 @@
 #include <fstream>
 #include <optional>
 
+#include <fcntl.h>
 #include <sched.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -104,9 +106,17 @@ uint64_t user_task_count() {
 sandbox_report apply_sandbox(const runner_limits& limits, int32_t core,
   sandboxed who, const std::vector<std::string*>& code) {
   sandbox_report report;
-  // posix_spawn already made us a group leader; repeat it for a runner
-  // started by other means. Errors only mean "already leader".
-  ::setpgid(0, 0);
+  // posix_spawn already made us a session leader without a terminal;
+  // repeat it for a runner started by other means. Errors only mean
+  // "already a group leader" (then at least a group of its own).
+  if (::setsid() < 0) {
+    ::setpgid(0, 0);
+    int tty = ::open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (tty >= 0) {
+      ::ioctl(tty, TIOCNOTTY);
+      ::close(tty);
+    }
+  }
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   // Descriptors the parent leaked (store, lock files) are not the kernel's.
   ::close_range(runner_reply_fd + 1, ~0U, 0);

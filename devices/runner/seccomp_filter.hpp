@@ -2,7 +2,8 @@
 // "Sandbox"). The namespaces and the dropped privileges limit what kernel
 // code can reach; the filter takes away the system calls by which it could
 // still act outside its own process: making processes or running programs,
-// tracing or signalling other processes, reading their memory, changing
+// tracing or signalling other processes (also through a descriptor's
+// owner or a terminal), reading their memory or their CPU clocks, changing
 // its scheduling or CPU set, opening sockets, io_uring and perf events,
 // BPF, namespaces and mounts, the kernel's keyrings, timers and watched
 // descriptors, writing or creating files, memory files and System V IPC.

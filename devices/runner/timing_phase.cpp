@@ -74,7 +74,7 @@ timed_call time_in_process_of_its_own(const harness_context& ctx,
   auto c = host.call(p, set.pointers.data(), out.pointers.data());
   timed_call result{c.wall_ns, c.cpu_ns, c.wall_ns, std::move(c.error)};
   if (!result.error.empty()) {
-    result.status = eval_status::runtime_error;
+    result.status = c.status;
     return result;
   }
   if (keyed_inputs_hash(ctx, set) != set.inputs_hash) {

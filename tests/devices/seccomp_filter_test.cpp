@@ -15,9 +15,11 @@
 
 #include <fcntl.h>
 #include <linux/io_uring.h>
+#include <linux/sockios.h>
 #include <sched.h>
 #include <sys/epoll.h>
 #include <sys/inotify.h>
+#include <sys/ioctl.h>
 #include <sys/ipc.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -155,6 +157,50 @@ TEST_CASE("a confined process can signal itself, and no other process") {
     expect(::sigaction(SIGUSR1, &action, nullptr) == 0, "sigaction");
     expect(::raise(SIGUSR1) == 0, "raise(SIGUSR1) succeeds");
     expect(signalled == 1, "and delivers SIGUSR1 to the handler");
+  }) == "");
+}
+
+TEST_CASE("a confined process can have no descriptor or terminal signal "
+          "another process") {
+  CHECK(run_confined([] {
+    int fds[2];
+    expect(::pipe(fds) == 0, "pipe");
+    const pid_t parent = ::getppid();
+    expect(failed_with(::fcntl(fds[0], F_SETOWN, parent), EPERM),
+      "fcntl(F_SETOWN) fails with EPERM");
+    f_owner_ex owner{F_OWNER_PID, parent};
+    expect(failed_with(::fcntl(fds[0], F_SETOWN_EX, &owner), EPERM),
+      "fcntl(F_SETOWN_EX) fails with EPERM");
+    expect(failed_with(::fcntl(fds[0], F_SETSIG, SIGSTOP), EPERM),
+      "fcntl(F_SETSIG) fails with EPERM");
+    expect(failed_with(::ioctl(fds[0], FIOSETOWN, &parent), EPERM),
+      "ioctl(FIOSETOWN) fails with EPERM");
+    expect(failed_with(::ioctl(fds[0], SIOCSPGRP, &parent), EPERM),
+      "ioctl(SIOCSPGRP) fails with EPERM");
+    char typed = 'x';
+    expect(failed_with(::ioctl(fds[0], TIOCSTI, &typed), EPERM),
+      "ioctl(TIOCSTI) fails with EPERM");
+    expect(failed_with(::ioctl(fds[0], TIOCSPGRP, &parent), EPERM),
+      "ioctl(TIOCSPGRP) fails with EPERM");
+    expect(::fcntl(fds[0], F_SETFL, O_NONBLOCK) == 0, "fcntl(F_SETFL) works");
+    expect(::fcntl(fds[0], F_GETFL) & O_NONBLOCK, "fcntl(F_GETFL) works");
+  }) == "");
+}
+
+TEST_CASE("a confined process reads its own CPU clocks and no other "
+          "process's") {
+  CHECK(run_confined([] {
+    timespec t{};
+    expect(::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t) == 0,
+      "clock_gettime(CLOCK_PROCESS_CPUTIME_ID) works");
+    expect(::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t) == 0,
+      "clock_gettime(CLOCK_THREAD_CPUTIME_ID) works");
+    // The parent's clock, as clock_getcpuclockid makes it (CPUCLOCK_SCHED).
+    auto parents = static_cast<clockid_t>((~::getppid() << 3) | 2);
+    expect(failed_with(::clock_gettime(parents, &t), EPERM),
+      "clock_gettime of the parent's CPU clock fails with EPERM");
+    expect(failed_with(::clock_getres(parents, &t), EPERM),
+      "clock_getres of the parent's CPU clock fails with EPERM");
   }) == "");
 }
 

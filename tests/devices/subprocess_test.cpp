@@ -3,6 +3,7 @@
 
 #include <csignal>
 #include <cstdlib>
+#include <sstream>
 #include <string>
 
 #include <catch2/catch.hpp>
@@ -68,6 +69,45 @@ TEST_CASE("a bare name in the spec's environment removes that variable "
   REQUIRE(run);
   CHECK(run->output == "unset|parent|unset");
   CHECK(std::string{::getenv("EAT_TEST_GONE")} == "parent");
+}
+
+TEST_CASE("a child gets none of the parent's secrets unless the spec keeps "
+          "them") {
+  ::setenv("EAT_TEST_API_KEY", "sk-parent", 1);
+  ::setenv("EAT_TEST_Token", "t-parent", 1);
+  ::setenv("EAT_TEST_PLAIN", "plain", 1);
+  process_spec spec;
+  spec.argv = {"sh", "-c",
+    "printf '%s|%s|%s' \"${EAT_TEST_API_KEY-unset}\" "
+    "\"${EAT_TEST_Token-unset}\" \"$EAT_TEST_PLAIN\""};
+  auto run = run_captured(spec, 30);
+  REQUIRE(run);
+  CHECK(run->output == "unset|unset|plain");
+  spec.keep_secrets = true;
+  run = run_captured(spec, 30);
+  REQUIRE(run);
+  CHECK(run->output == "sk-parent|t-parent|plain");
+  CHECK(secret_name("AWS_SECRET_ACCESS_KEY"));
+  CHECK(secret_name("OPENAI_API_KEY"));
+  CHECK(secret_name("DB_PASSWORD"));
+  CHECK_FALSE(secret_name("CUDA_VISIBLE_DEVICES"));
+  CHECK_FALSE(secret_name("LD_LIBRARY_PATH"));
+}
+
+TEST_CASE("a child leads a session of its own, without a controlling "
+          "terminal") {
+  // Field 6 of /proc/PID/stat is the session, field 7 the terminal.
+  auto run
+    = run_captured({"sh", "-c",
+                     "read -r stat < /proc/self/stat; set -- ${stat#*) }; "
+                     "echo \"$$ $4 $5\""},
+      "", 30);
+  REQUIRE(run);
+  std::istringstream fields{run->output};
+  long pid = 0, session = 0, terminal = -1;
+  fields >> pid >> session >> terminal;
+  CHECK(session == pid);
+  CHECK(terminal == 0);
 }
 
 TEST_CASE("a child past its deadline is killed with its whole group") {

@@ -80,8 +80,8 @@ std::vector<std::string> shared_object_flags(std::vector<std::string> flags) {
   return flags;
 }
 
-caf::expected<compiler> compiler::make(
-  std::string program, std::string cache_dir, double timeout_s) {
+caf::expected<compiler> compiler::make(std::string program,
+  std::string cache_dir, double timeout_s, uint64_t memory_bytes) {
   std::error_code ec;
   fs::create_directories(cache_dir, ec);
   if (ec)
@@ -95,14 +95,17 @@ caf::expected<compiler> compiler::make(
     return make_error(error::device_unavailable,
       program + " --version failed: " + describe_failure(*probe, 30));
   auto identity = first_line(probe->output);
-  return compiler{
-    std::move(program), std::move(identity), std::move(cache_dir), timeout_s};
+  auto found = run_captured({"prlimit", "--version"}, "", 30);
+  bool limited = found && found->status.exited && found->status.code == 0;
+  return compiler{std::move(program), std::move(identity), std::move(cache_dir),
+    timeout_s, limited, memory_bytes};
 }
 
 compiler::compiler(std::string program, std::string identity,
-  std::string cache_dir, double timeout_s)
+  std::string cache_dir, double timeout_s, bool limited, uint64_t memory_bytes)
   : program_(std::move(program)), identity_(std::move(identity)),
-    cache_dir_(std::move(cache_dir)), timeout_s_(timeout_s) {
+    cache_dir_(std::move(cache_dir)), timeout_s_(timeout_s), limited_(limited),
+    memory_bytes_(memory_bytes) {
   // nop
 }
 
@@ -157,7 +160,10 @@ caf::expected<compile_result> compiler::compile(const std::string& source,
   if (auto ok = write_file(dir->path() / file_name, source); !ok)
     return std::move(ok.error());
   process_spec spec;
-  spec.argv = {program_};
+  if (limited_)
+    spec.argv = {"prlimit", "--data=" + std::to_string(memory_bytes_),
+      "--fsize=" + std::to_string(compile_file_bytes), "--core=0", "--"};
+  spec.argv.push_back(program_);
   for (auto& flag : shared_object_flags(flags))
     spec.argv.emplace_back(std::move(flag));
   for (const char* arg : {"-o", "out.so"})
@@ -183,6 +189,9 @@ caf::expected<compile_result> compiler::compile(const std::string& source,
     if (auto line = first_error_line(result.log);
         !run->timed_out && !line.empty())
       result.failure += ": " + line;
+    else if (limited_ && result.log.find("out of memory") != std::string::npos)
+      result.failure += ": out of memory (a compile may use "
+                        + std::to_string(memory_bytes_ >> 20) + " MiB)";
     return result;
   }
   // The log goes first, so that whoever finds the object finds its log.

@@ -42,8 +42,19 @@ class compiler {
 public:
   /// Probes `program --version`; fails with error::device_unavailable if the
   /// compiler does not run, error::io_failure if `cache_dir` is unusable.
-  static caf::expected<compiler> make(
-    std::string program, std::string cache_dir, double timeout_s);
+  /// Each compile may use `memory_bytes` of data memory (RLIMIT_DATA: a
+  /// source that includes /dev/zero makes cc1plus grow until the machine
+  /// has none) and write files of up to compile_file_bytes, no core dump,
+  /// set through util-linux's `prlimit` where it is found.
+  static caf::expected<compiler> make(std::string program,
+    std::string cache_dir, double timeout_s,
+    uint64_t memory_bytes = compile_memory_bytes);
+
+  /// The default data memory of a compile: 8 GiB.
+  static constexpr uint64_t compile_memory_bytes = uint64_t{8} << 30;
+
+  /// The largest file a compile may write: 1 GiB.
+  static constexpr uint64_t compile_file_bytes = uint64_t{1} << 30;
 
   /// First line of `program --version`, e.g. "g++ (Debian 12.2.0-14) 12.2.0".
   const std::string& identity() const {
@@ -72,12 +83,15 @@ public:
 
 private:
   compiler(std::string program, std::string identity, std::string cache_dir,
-    double timeout_s);
+    double timeout_s, bool limited, uint64_t memory_bytes);
 
   std::string program_;
   std::string identity_;
   std::string cache_dir_;
   double timeout_s_;
+  /// Whether compiles run under `prlimit` (found), with this much data.
+  bool limited_;
+  uint64_t memory_bytes_;
 };
 
 /// The first line of a compiler's output that reports an error (one holding

@@ -111,6 +111,22 @@ TEST_CASE("a compile past its deadline is killed and reported") {
   CHECK(result->failure == "timed out after 0.001 s");
 }
 
+TEST_CASE("a source that makes the compiler take all memory fails at the "
+          "compile's limit") {
+  // cc1plus reads /dev/zero for ever, doubling its buffer: without a limit
+  // it took the machine's memory.
+  auto dir = make_temp_dir();
+  auto c = compiler::make(
+    "g++", (dir.path() / "cache").string(), 60, uint64_t{512} << 20);
+  REQUIRE(c);
+  auto result = c->compile("#include \"/dev/zero\"\n", flags, "candidate.cpp");
+  REQUIRE(result);
+  INFO(result->log);
+  CHECK_FALSE(result->ok);
+  CHECK(result->failure
+        == "exited with status 1: out of memory (a compile may use 512 MiB)");
+}
+
 TEST_CASE("no build directories are left behind") {
   auto dir = make_temp_dir();
   auto c = make_compiler(dir);

@@ -86,12 +86,21 @@ caf::expected<int> run_dir::lock(const fs::path& dir) {
 caf::expected<run_dir> run_dir::create(const fs::path& root,
   const std::string& name, const std::string& config_text,
   const fs::path& dir) {
-  auto path = dir.empty() ? fresh_path(root, name) : dir;
   std::error_code ec;
+  // Absolute, as agents are told where their workspaces are.
+  auto path = fs::absolute(dir.empty() ? fresh_path(root, name) : dir, ec);
   if (!dir.empty() && fs::exists(path / "store", ec))
     return dir_error(path, "already holds a run; continue it with "
                            "'eat resume "
                              + path.string() + "'");
+  // A run writes config.toml and clears what it takes for its own
+  // leftovers under work/: never in a folder of someone else's.
+  if (!dir.empty() && fs::exists(path, ec)
+      && (!fs::is_directory(path, ec) || !fs::is_empty(path, ec)))
+    return dir_error(path, fs::is_directory(path, ec)
+                             ? "is not empty and holds no run; give a new or "
+                               "an empty directory"
+                             : "is not a directory");
   fs::create_directories(path / "store", ec);
   if (!ec)
     fs::create_directories(path / "work", ec);
@@ -107,8 +116,9 @@ caf::expected<run_dir> run_dir::create(const fs::path& root,
   return run_dir{path, *fd};
 }
 
-caf::expected<run_dir> run_dir::open(const fs::path& dir) {
+caf::expected<run_dir> run_dir::open(const fs::path& given) {
   std::error_code ec;
+  auto dir = fs::absolute(given, ec);
   if (!fs::is_directory(dir, ec))
     return dir_error(dir, "no such directory");
   if (!fs::is_directory(dir / "store", ec))

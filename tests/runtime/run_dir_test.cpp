@@ -54,6 +54,42 @@ TEST_CASE("a directory that holds a run is not started again") {
   CHECK_THAT(render(again.error()), Catch::Contains("eat resume"));
 }
 
+TEST_CASE("a run is not started in a directory that holds something else, "
+          "which stays as it was") {
+  test::temp_dir tmp;
+  auto mine = tmp.path() / "mine";
+  fs::create_directories(mine / "work" / "scratch" / "data");
+  std::ofstream{mine / "config.toml"} << "mine\n";
+  auto run = run_dir::create(tmp.path(), "demo", "[run]\n", mine);
+  REQUIRE(!run);
+  CHECK(code_of(run.error()) == error::invalid_run_dir);
+  CHECK_THAT(
+    render(run.error()), Catch::Contains("is not empty and holds no run"));
+  CHECK(read_text(mine / "config.toml") == "mine\n");
+  CHECK(fs::is_directory(mine / "work" / "scratch" / "data"));
+  std::ofstream{tmp.path() / "file"} << "x";
+  auto file = run_dir::create(tmp.path(), "demo", "", tmp.path() / "file");
+  REQUIRE(!file);
+  CHECK_THAT(render(file.error()), Catch::Contains("is not a directory"));
+  fs::create_directory(tmp.path() / "empty");
+  CHECK(run_dir::create(tmp.path(), "demo", "", tmp.path() / "empty"));
+}
+
+TEST_CASE("a run directory given relatively is known by its absolute path") {
+  test::temp_dir tmp;
+  auto before = fs::current_path();
+  fs::current_path(tmp.path());
+  auto made = run_dir::create("runs", "demo", "", "run");
+  auto opened = caf::expected<run_dir>{caf::error{}};
+  if (made) {
+    made = caf::error{};
+    opened = run_dir::open("run");
+  }
+  fs::current_path(before);
+  REQUIRE(opened);
+  CHECK(opened->path() == tmp.path() / "run");
+}
+
 TEST_CASE("only one holder of a run directory at a time") {
   test::temp_dir tmp;
   auto holder = run_dir::create(tmp.path(), "demo", "", tmp.path() / "run");

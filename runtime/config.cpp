@@ -33,6 +33,16 @@ constexpr number_rule positive{"a number > 0", [](double x) {
 constexpr number_rule non_negative{"a number >= 0", [](double x) {
                                      return x >= 0;
                                    }};
+/// Durations in seconds: beyond ~9.2e9 s a deadline in nanoseconds wraps
+/// (a timeout of 1e308 s stopped an agent after 1 s).
+constexpr double max_seconds = 1e8;
+constexpr number_rule seconds{"a number of seconds in (0, 1e8]", [](double x) {
+                                return x > 0 && x <= max_seconds;
+                              }};
+constexpr number_rule seconds_or_zero{
+  "a number of seconds in [0, 1e8]", [](double x) {
+    return x >= 0 && x <= max_seconds;
+  }};
 constexpr number_rule at_least_one{"a number >= 1", [](double x) {
                                      return x >= 1;
                                    }};
@@ -189,7 +199,7 @@ run_section read_run(table_reader s, const fs::path& base,
   r.seed = s.integer("seed", 0, max_integer).value_or(r.seed);
   r.max_evaluations
     = s.integer("max_evaluations", 1, 1000000).value_or(r.max_evaluations);
-  r.max_wall_s = s.number("max_wall_s", positive).value_or(r.max_wall_s);
+  r.max_wall_s = s.number("max_wall_s", seconds).value_or(r.max_wall_s);
   r.target_speedup
     = s.number("target_speedup", non_negative).value_or(r.target_speedup);
   r.target_sol_fraction = s.number("target_sol_fraction", non_negative)
@@ -245,16 +255,16 @@ cli_agent_section read_cli(table_reader s, const fs::path& base) {
   r.allowed_paths
     = s.strings("allowed_paths", non_empty).value_or(r.allowed_paths);
   r.role = s.string("role", non_empty).value_or(r.role);
-  r.timeout_s = s.number("timeout_s", positive).value_or(r.timeout_s);
+  r.timeout_s = s.number("timeout_s", seconds).value_or(r.timeout_s);
   r.idle_timeout_s
-    = s.number("idle_timeout_s", positive).value_or(r.idle_timeout_s);
-  r.kill_grace_s = s.number("kill_grace_s", positive).value_or(r.kill_grace_s);
+    = s.number("idle_timeout_s", seconds).value_or(r.idle_timeout_s);
+  r.kill_grace_s = s.number("kill_grace_s", seconds).value_or(r.kill_grace_s);
   r.max_turns = s.integer("max_turns", 1, 10000).value_or(r.max_turns);
   r.retries = s.integer("retries", 0, 100).value_or(r.retries);
   r.retry_base_s
-    = s.number("retry_base_s", non_negative).value_or(r.retry_base_s);
+    = s.number("retry_base_s", seconds_or_zero).value_or(r.retry_base_s);
   r.eval_timeout_s
-    = s.number("eval_timeout_s", positive).value_or(r.eval_timeout_s);
+    = s.number("eval_timeout_s", seconds).value_or(r.eval_timeout_s);
   if (r.preset == "custom" && r.args.empty() && s.has("preset"))
     s.fail("args", "preset \"custom\" needs args (the command line, as an "
                    "array)");
@@ -272,15 +282,15 @@ http_agent_section read_http(table_reader s, const fs::path& base) {
     = s.boolean("max_completion_tokens").value_or(r.max_completion_tokens);
   r.temperature = s.number("temperature", non_negative).value_or(r.temperature);
   r.stream = s.boolean("stream").value_or(r.stream);
-  r.timeout_s = s.number("timeout_s", positive).value_or(r.timeout_s);
+  r.timeout_s = s.number("timeout_s", seconds).value_or(r.timeout_s);
   r.connect_timeout_s
-    = s.number("connect_timeout_s", positive).value_or(r.connect_timeout_s);
+    = s.number("connect_timeout_s", seconds).value_or(r.connect_timeout_s);
   r.idle_timeout_s
-    = s.number("idle_timeout_s", positive).value_or(r.idle_timeout_s);
+    = s.number("idle_timeout_s", seconds).value_or(r.idle_timeout_s);
   r.attempts = s.integer("attempts", 1, 100).value_or(r.attempts);
   r.retry_base_s
-    = s.number("retry_base_s", non_negative).value_or(r.retry_base_s);
-  r.retry_max_s = s.number("retry_max_s", positive).value_or(r.retry_max_s);
+    = s.number("retry_base_s", seconds_or_zero).value_or(r.retry_base_s);
+  r.retry_max_s = s.number("retry_max_s", seconds).value_or(r.retry_max_s);
   r.history_rows
     = s.integer("history_rows", 0, 100000).value_or(r.history_rows);
   r.min_output_tokens = s.integer("min_output_tokens", 1, 10000000)
@@ -302,9 +312,9 @@ gpu_section read_gpu(table_reader s) {
   r.compiler = s.string("compiler", non_empty).value_or(r.compiler);
   r.flags = s.strings("flags", non_empty).value_or(r.flags);
   r.compile_timeout_s
-    = s.number("compile_timeout_s", positive).value_or(r.compile_timeout_s);
+    = s.number("compile_timeout_s", seconds).value_or(r.compile_timeout_s);
   r.eval_timeout_s
-    = s.number("eval_timeout_s", positive).value_or(r.eval_timeout_s);
+    = s.number("eval_timeout_s", seconds).value_or(r.eval_timeout_s);
   r.run_as = s.string("run_as", any_text).value_or(r.run_as);
   r.user_namespace = s.boolean("user_namespace").value_or(r.user_namespace);
   r.only_its_gpu = s.boolean("only_its_gpu").value_or(r.only_its_gpu);
@@ -317,7 +327,7 @@ pool_section read_pool(table_reader s) {
     = s.integer("compile_workers", 0, 256).value_or(r.compile_workers);
   r.ahead = s.integer("ahead", 0, 64).value_or(r.ahead);
   r.slice_timeout_s
-    = s.number("slice_timeout_s", positive).value_or(r.slice_timeout_s);
+    = s.number("slice_timeout_s", seconds).value_or(r.slice_timeout_s);
   r.drain_after = s.integer("drain_after", 1, 1000).value_or(r.drain_after);
   r.reverify_factor
     = s.number("reverify_factor", at_least_one).value_or(r.reverify_factor);
@@ -333,8 +343,8 @@ pool_section read_pool(table_reader s) {
 sim_section read_sim(table_reader s) {
   sim_section r;
   r.count = s.integer("count", 0, 4096).value_or(r.count);
-  r.compile_s = s.number("compile_s", non_negative).value_or(r.compile_s);
-  r.run_s = s.number("run_s", non_negative).value_or(r.run_s);
+  r.compile_s = s.number("compile_s", seconds_or_zero).value_or(r.compile_s);
+  r.run_s = s.number("run_s", seconds_or_zero).value_or(r.run_s);
   r.noise = s.number("noise", non_negative).value_or(r.noise);
   r.peak_speedup = s.number("peak_speedup", positive).value_or(r.peak_speedup);
   r.fail_health_after = s.integer("fail_health_after", 0, max_integer)
@@ -348,7 +358,7 @@ planner_section read_planner(table_reader s) {
   r.base_url = s.string("base_url", non_empty).value_or(r.base_url);
   r.model = s.string("model", non_empty).value_or(r.model);
   r.api_key_env = s.string("api_key_env", any_text).value_or(r.api_key_env);
-  r.timeout_s = s.number("timeout_s", positive).value_or(r.timeout_s);
+  r.timeout_s = s.number("timeout_s", seconds).value_or(r.timeout_s);
   r.max_tokens = s.integer("max_tokens", 1, 1000000).value_or(r.max_tokens);
   return r;
 }
@@ -374,8 +384,8 @@ devices::timing_options read_timing(table_reader s) {
   devices::timing_options r;
   r.warmup = s.integer("warmup", 0, 100000).value_or(r.warmup);
   r.min_samples = s.integer("min_samples", 1, 1000000).value_or(r.min_samples);
-  r.min_time_s = s.number("min_time_s", non_negative).value_or(r.min_time_s);
-  r.max_time_s = s.number("max_time_s", positive).value_or(r.max_time_s);
+  r.min_time_s = s.number("min_time_s", seconds_or_zero).value_or(r.min_time_s);
+  r.max_time_s = s.number("max_time_s", seconds).value_or(r.max_time_s);
   r.max_rel_se = s.number("max_rel_se", open_unit).value_or(r.max_rel_se);
   r.check_seeds = s.integer("check_seeds", 1, 1000).value_or(r.check_seeds);
   if (r.max_time_s < r.min_time_s) {
@@ -421,9 +431,9 @@ cpu_settings read_cpu(table_reader s) {
   o.compiler = s.string("compiler", non_empty).value_or(o.compiler);
   o.flags = s.strings("flags", non_empty).value_or(o.flags);
   o.compile_timeout_s
-    = s.number("compile_timeout_s", positive).value_or(o.compile_timeout_s);
+    = s.number("compile_timeout_s", seconds).value_or(o.compile_timeout_s);
   o.eval_timeout_s
-    = s.number("eval_timeout_s", positive).value_or(o.eval_timeout_s);
+    = s.number("eval_timeout_s", seconds).value_or(o.eval_timeout_s);
   o.address_space_mib
     = s.integer("address_space_mib", 64, max_mib).value_or(o.address_space_mib);
   o.run_as = s.string("run_as", any_text).value_or(o.run_as);

@@ -295,8 +295,9 @@ TEST_CASE("a value of the wrong type names the key, the expectation and "
     Catch::Contains("run.max_evaluations: expected an integer in [1, "
                     "1000000], got float 2.5"));
   CHECK_THAT(failure(run_ok + "max_wall_s = true\n"),
-    Catch::Contains("run.max_wall_s: expected a number > 0, got "
-                    "boolean true"));
+    Catch::Contains(
+      "run.max_wall_s: expected a number of seconds in (0, 1e8], got "
+      "boolean true"));
   CHECK_THAT(failure(run_ok + "[devices.cpu]\nflags = \"-O3\"\n"),
     Catch::Contains(":5:1: devices.cpu.flags: expected an array of "
                     "a non-empty string, got string \"-O3\""));
@@ -339,9 +340,15 @@ TEST_CASE("values out of range are rejected with the range") {
     {"run", "seed", "-1", "a non-negative integer, got -1"},
     {"run", "max_evaluations", "0", "an integer in [1, 1000000], got 0"},
     {"run", "max_evaluations", "1000001", "an integer in [1, 1000000]"},
-    {"run", "max_wall_s", "0", "a number > 0, got 0"},
-    {"run", "max_wall_s", "inf", "a number > 0, got float inf"},
-    {"run", "max_wall_s", "nan", "a number > 0, got float nan"},
+    {"run", "max_wall_s", "0", "a number of seconds in (0, 1e8], got 0"},
+    {"run", "max_wall_s", "inf",
+      "a number of seconds in (0, 1e8], got float inf"},
+    {"run", "max_wall_s", "nan",
+      "a number of seconds in (0, 1e8], got float nan"},
+    // Beyond ~9.2e9 s a deadline in nanoseconds wrapped: 1e308 s stopped
+    // an agent after 1 s.
+    {"agents.cli", "timeout_s", "1e308",
+      "a number of seconds in (0, 1e8], got float 1e+308"},
     {"run", "target_speedup", "-2", "a number >= 0"},
     {"run", "target_sol_fraction", "-0.5", "a number >= 0"},
     {"supervisor", "teams", "0", "an integer in [1, 64], got 0"},
@@ -357,8 +364,10 @@ TEST_CASE("values out of range are rejected with the range") {
     {"agents.builtin", "explore_rounds", "1001", "an integer in [0, 1000]"},
     {"devices.cpu", "slots", "257", "an integer in [0, 256]"},
     {"devices.cpu", "compiler", "\"\"", "a non-empty string, got string \"\""},
-    {"devices.cpu", "compile_timeout_s", "0", "a number > 0"},
-    {"devices.cpu", "eval_timeout_s", "-1.5", "a number > 0, got float -1.5"},
+    {"devices.cpu", "compile_timeout_s", "0",
+      "a number of seconds in (0, 1e8]"},
+    {"devices.cpu", "eval_timeout_s", "-1.5",
+      "a number of seconds in (0, 1e8], got float -1.5"},
     {"devices.cpu", "address_space_mib", "63", "an integer in [64, 16777216]"},
     {"devices.cpu", "run_as", "0", "a string, got 0"},
     {"devices.cuda", "run_as", "1", "a string, got 1"},
@@ -366,8 +375,9 @@ TEST_CASE("values out of range are rejected with the range") {
     {"devices.cuda", "only_its_gpu", "1", "a boolean, got 1"},
     {"timing", "warmup", "100001", "an integer in [0, 100000]"},
     {"timing", "min_samples", "0", "an integer in [1, 1000000]"},
-    {"timing", "min_time_s", "-0.1", "a number >= 0, got float -0.1"},
-    {"timing", "max_time_s", "0", "a number > 0, got 0"},
+    {"timing", "min_time_s", "-0.1",
+      "a number of seconds in [0, 1e8], got float -0.1"},
+    {"timing", "max_time_s", "0", "a number of seconds in (0, 1e8], got 0"},
     {"timing", "max_rel_se", "0", "a number in (0, 1), got 0"},
     {"timing", "max_rel_se", "1", "a number in (0, 1), got 1"},
     {"timing", "check_seeds", "0", "an integer in [1, 1000], got 0"},

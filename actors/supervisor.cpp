@@ -195,7 +195,7 @@ void on_progress(supervisor_pointer self, const team_progress& p) {
   if (ok && r.geomean_speedup > record.best.speedup)
     record.best = st.scored.back();
   s.evaluations += 1;
-  s.tokens += c.tokens;
+  s.tokens = saturating_add(s.tokens, c.tokens);
   if (ok) {
     s.passed += 1;
     if (r.geomean_speedup > s.best_speedup) {

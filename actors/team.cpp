@@ -141,7 +141,7 @@ void evaluate(team_pointer self, candidate c) {
 void submit(team_pointer self, candidate c, const std::string& transcript) {
   auto& st = self->state;
   st.history.submitted += 1;
-  st.progress.tokens += c.tokens;
+  st.progress.tokens = saturating_add(st.progress.tokens, c.tokens);
   c.id = candidate_id(st.opts.id, st.history.submitted);
   auto e = make_event(event_kind::candidate_submitted, c);
   std::vector<file_write> files;

@@ -19,6 +19,7 @@
 #include <toml++/toml.h>
 
 #include "actors/protocol/error.hpp"
+#include "actors/protocol/file_read.hpp"
 
 namespace eat::toml_check {
 
@@ -36,15 +37,10 @@ std::string describe(const toml::node& node);
 /// Joins `xs` with `sep`.
 std::string join(const std::vector<std::string>& xs, std::string_view sep);
 
-/// The contents of a file, or why it could not be read.
-struct file_contents {
-  bool ok = false;
-  std::string text;
-  /// strerror's text, or "larger than N MiB".
-  std::string why;
-};
+using eat::file_contents;
 
-/// Reads a whole file of at most `max_bytes` bytes.
+/// Reads a whole regular file of at most `max_bytes` bytes
+/// (read_regular_file).
 file_contents read_file(const std::filesystem::path& file, size_t max_bytes);
 
 /// Parses `text`; a syntax error becomes `code` with the message

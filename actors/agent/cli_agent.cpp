@@ -13,10 +13,12 @@
 #include <caf/scoped_actor.hpp>
 
 #include "actors/agent/cli_process.hpp"
+#include "actors/agent/eval_channel.hpp"
 #include "actors/agent/render.hpp"
 #include "actors/agent/workspace.hpp"
 #include "actors/artifacts.hpp"
 #include "actors/protocol/error.hpp"
+#include "actors/protocol/file_read.hpp"
 
 namespace eat {
 
@@ -166,15 +168,23 @@ verdict judge_run(const cli_run_result& run, const cli_run_spec& spec,
 }
 
 /// The kernel an attempt proposes: kernel.cpp if the agent changed it, else
-/// the last fenced block of its final message.
-std::optional<std::string>
-proposed_kernel(const fs::path& dir,
-                const std::vector<workspace_change>& changes,
-                const usage_parser& parser) {
+/// the last fenced block of its final message. A kernel.cpp that is no
+/// regular file of at most max_eval_request bytes (a named pipe: eat
+/// waited on it for ever; /dev/zero: read until memory ran out; a link to
+/// a file the agent may not read, which eat, maybe root, read for it) sets
+/// `why` instead.
+std::optional<std::string> proposed_kernel(const fs::path& dir,
+  const std::vector<workspace_change>& changes, const usage_parser& parser,
+  std::string& why) {
   for (const auto& c : changes)
-    if (c.path == "kernel.cpp" && c.what == "changed")
-      if (auto text = read_text(dir / "kernel.cpp"))
-        return std::move(*text);
+    if (c.path == "kernel.cpp" && c.what == "changed") {
+      auto file
+        = read_regular_file(dir / "kernel.cpp", max_eval_request, false);
+      if (file.ok)
+        return std::move(file.text);
+      why = "rejected: kernel.cpp: " + file.why;
+      return std::nullopt;
+    }
   return last_cpp_block(parser.final_message());
 }
 
@@ -195,7 +205,9 @@ attempt_outcome run_in_workspace(const attempt_plan& p, const fs::path& dir,
   usage_parser parser{p.preset.format};
   auto budget = p.job->token_budget;
   auto over = [&] {
-    return budget > 0 && spent_before + total_tokens(parser.usage()) > budget;
+    return budget > 0
+           && saturating_add(spent_before, total_tokens(parser.usage()))
+                > budget;
   };
   auto spec = run_spec(p, dir);
   spec.on_line = [&](std::string_view line) {
@@ -221,7 +233,9 @@ attempt_outcome run_in_workspace(const attempt_plan& p, const fs::path& dir,
   out.failure = rejected_changes(changes, p.preset, *p.opts);
   if (!out.failure.empty())
     return out;
-  out.kernel = proposed_kernel(dir, changes, parser);
+  out.kernel = proposed_kernel(dir, changes, parser, out.failure);
+  if (!out.failure.empty())
+    return out;
   auto v = judge_run(*run, spec, parser, p.program.filename().string(),
                      run->end == cli_end::stopped || over(),
                      out.kernel.has_value());
@@ -246,16 +260,6 @@ attempt_outcome run_attempt(const attempt_plan& p, uint32_t attempt,
   if (!server)
     return failed_attempt(*dir, server.error());
   return run_in_workspace(p, *dir, spent_before);
-}
-
-token_usage plus(token_usage x, const token_usage& y) {
-  x.input += y.input;
-  x.cache_read += y.cache_read;
-  x.cache_write += y.cache_write;
-  x.output += y.output;
-  x.reasoning += y.reasoning;
-  x.cost_usd += y.cost_usd;
-  return x;
 }
 
 /// One attempt's part of the transcript.
@@ -395,7 +399,7 @@ cli_outcome run_cli_assignment(const assignment& a, const std::string& kernel,
         opts.retry_base_s * std::pow(2.0, k - 2)));
     last = run_attempt(*plan, k, total_tokens(spent));
     result.attempts = k;
-    spent = plus(spent, last.usage);
+    add_usage(spent, last.usage);
     auto& transcript = result.reply.transcript;
     transcript += transcript_part(k, last);
     if (transcript.size() > opts.max_transcript)

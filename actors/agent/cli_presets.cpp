@@ -38,7 +38,7 @@ uint64_t count_of(const json& obj, const char* key) {
     return i->get<uint64_t>();
   if (i->is_number_integer())
     return static_cast<uint64_t>(std::max<int64_t>(0, i->get<int64_t>()));
-  return static_cast<uint64_t>(std::max(0.0, i->get<double>()));
+  return token_count(i->get<double>());
 }
 
 std::string string_of(const json& obj, const char* key) {
@@ -57,15 +57,6 @@ token_usage claude_usage(const json& u) {
   t.cache_write = count_of(u, "cache_creation_input_tokens");
   t.output = count_of(u, "output_tokens");
   return t;
-}
-
-void add(token_usage& sum, const token_usage& x) {
-  sum.input += x.input;
-  sum.cache_read += x.cache_read;
-  sum.cache_write += x.cache_write;
-  sum.output += x.output;
-  sum.reasoning += x.reasoning;
-  sum.cost_usd += x.cost_usd;
 }
 
 /// The text blocks of an assistant message, joined.
@@ -233,7 +224,7 @@ void usage_parser::feed_claude(std::string_view line) {
       claude_messages_[string_of(msg, "id")] = claude_usage(member(msg, "usage"));
       token_usage sum;
       for (const auto& [id, u] : claude_messages_)
-        add(sum, u);
+        add_usage(sum, u);
       usage_ = sum;
     }
     if (auto text = message_text(msg); !text.empty())
@@ -267,7 +258,7 @@ void usage_parser::feed_codex(std::string_view line) {
     t.input = input - std::min(cached, input);
     t.reasoning = reasoning;
     t.output = output - std::min(reasoning, output);
-    add(usage_, t);
+    add_usage(usage_, t);
   } else if (type == "item.completed") {
     const auto& item = member(ev, "item");
     if (string_of(item, "type") == "agent_message")
@@ -303,7 +294,7 @@ void usage_parser::feed_aider(std::string_view line) {
       t.output = n;
   }
   auto cost = usage_.cost_usd;
-  add(usage_, t);
+  add_usage(usage_, t);
   usage_.cost_usd = cost;
   std::smatch m;
   if (std::regex_search(text, m, session_re))
@@ -330,12 +321,14 @@ void usage_parser::finish_gemini(std::string_view output) {
   for (const auto& [name, model] : models.items()) {
     const auto& tok = member(model, "tokens");
     // Gemini's prompt count includes the cached tokens.
-    auto prompt = count_of(tok, "prompt") + count_of(tok, "tool");
-    auto cached = std::min(count_of(tok, "cached"), prompt);
-    sum.input += prompt - cached;
-    sum.cache_read += cached;
-    sum.output += count_of(tok, "candidates");
-    sum.reasoning += count_of(tok, "thoughts");
+    auto prompt
+      = saturating_add(count_of(tok, "prompt"), count_of(tok, "tool"));
+    token_usage t;
+    t.cache_read = std::min(count_of(tok, "cached"), prompt);
+    t.input = prompt - t.cache_read;
+    t.output = count_of(tok, "candidates");
+    t.reasoning = count_of(tok, "thoughts");
+    add_usage(sum, t);
   }
   usage_ = sum;
 }

@@ -18,6 +18,7 @@
 #include <caf/scoped_actor.hpp>
 
 #include "actors/protocol/error.hpp"
+#include "actors/protocol/file_read.hpp"
 #include "devices/gpu_resources.hpp"
 
 namespace eat {
@@ -312,14 +313,14 @@ int agent_eval_main(int argc, char** argv) {
     std::cerr << "usage: eat agent-eval <socket> <kernel file>\n";
     return 2;
   }
-  std::ifstream in{argv[2], std::ios::binary};
-  std::ostringstream source;
-  source << in.rdbuf();
-  if (!in) {
-    std::cerr << "eval: cannot read " << argv[2] << "\n";
+  // Not a named pipe (it waited for ever), /dev/zero or a file of
+  // gigabytes (read whole before the size check: out of memory).
+  auto source = read_regular_file(argv[2], max_eval_request);
+  if (!source.ok) {
+    std::cerr << "eval: cannot read " << argv[2] << ": " << source.why << "\n";
     return 2;
   }
-  auto answer = request_eval(argv[1], source.str(), client_timeout_s);
+  auto answer = request_eval(argv[1], source.text, client_timeout_s);
   if (!answer) {
     std::cerr << "eval: " << render(answer.error()) << "\n";
     return 2;

@@ -54,6 +54,8 @@ std::string trim(std::string_view x) {
 struct transfer {
   http_response response;
   const body_callback* on_body = nullptr;
+  size_t max_body_bytes = 0;
+  bool too_large = false;
 };
 
 size_t on_header(char* data, size_t size, size_t count, void* user) {
@@ -71,6 +73,10 @@ size_t on_header(char* data, size_t size, size_t count, void* user) {
 size_t on_data(char* data, size_t size, size_t count, void* user) {
   auto& t = *static_cast<transfer*>(user);
   std::string_view piece{data, size * count};
+  if (t.response.body.size() + piece.size() > t.max_body_bytes) {
+    t.too_large = true;
+    return 0; // curl ends the transfer (CURLE_WRITE_ERROR)
+  }
   t.response.body.append(piece);
   if (t.on_body != nullptr && *t.on_body)
     (*t.on_body)(piece);
@@ -132,6 +138,7 @@ caf::expected<http_response> http_post(
   headers.reset(curl_slist_append(headers.release(), "Expect:"));
   transfer t;
   t.on_body = &on_body;
+  t.max_body_bytes = req.max_body_bytes;
   char detail[CURL_ERROR_SIZE] = {0};
   auto* x = h.get();
   curl_easy_setopt(x, CURLOPT_URL, req.url.c_str());
@@ -148,6 +155,13 @@ caf::expected<http_response> http_post(
   curl_easy_setopt(x, CURLOPT_WRITEDATA, &t);
   set_timeouts(x, req);
   auto rc = curl_easy_perform(x);
+  if (t.too_large)
+    return make_error(error::agent_failed,
+      "the response from " + req.url + " went past "
+        + (req.max_body_bytes >= (size_t{1} << 20)
+             ? std::to_string(req.max_body_bytes >> 20) + " MiB"
+             : std::to_string(req.max_body_bytes) + " bytes")
+        + "; stopped reading");
   if (rc != CURLE_OK)
     return transfer_error(x, rc, req.url, detail);
   curl_easy_getinfo(x, CURLINFO_RESPONSE_CODE, &t.response.status);

@@ -35,6 +35,9 @@ struct http_request {
   std::chrono::milliseconds total_timeout{600'000};
   /// Abort when no byte arrives for this long; 0 for no limit.
   std::chrono::milliseconds idle_timeout{0};
+  /// Abort a response body that grows beyond this (a server that streams
+  /// for ever filled eat's memory).
+  size_t max_body_bytes = size_t{64} << 20;
 };
 
 /// What the server answered.

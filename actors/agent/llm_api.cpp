@@ -22,8 +22,7 @@ uint64_t count(const json& j, const char* key) {
   auto i = j.find(key);
   if (i == j.end() || !i->is_number())
     return 0;
-  auto x = i->get<double>();
-  return x > 0 ? static_cast<uint64_t>(x) : 0;
+  return token_count(i->get<double>());
 }
 
 /// `j[key]` as a string: "" when missing or not a string.
@@ -230,9 +229,12 @@ sse_parser::sse_parser(api_style style) : style_(style) {
 }
 
 void sse_parser::feed(std::string_view piece) {
+  // What is pending holds no line end: look in the new piece only (a
+  // stream without newlines made every piece rescan all it had sent).
+  auto from = pending_.size();
   pending_.append(piece);
   size_t start = 0;
-  for (auto end = pending_.find('\n', start); end != std::string::npos;
+  for (auto end = pending_.find('\n', from); end != std::string::npos;
        end = pending_.find('\n', start)) {
     std::string_view line{pending_.data() + start, end - start};
     start = end + 1;

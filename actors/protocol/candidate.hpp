@@ -29,9 +29,35 @@ struct token_usage {
 EAT_DESCRIBE(token_usage, input, cache_read, cache_write, output, reasoning,
              cost_usd)
 
+/// a + b, or the largest count where that would wrap: a provider (or a
+/// CLI) reporting 2^64 - 1 tokens wrapped the sum past the budget.
+inline uint64_t saturating_add(uint64_t a, uint64_t b) {
+  return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/// A token count reported as a JSON number `x`: none when not positive
+/// (or NaN), the largest count when beyond it.
+inline uint64_t token_count(double x) {
+  if (!(x > 0))
+    return 0;
+  return x >= 18446744073709551615.0 ? UINT64_MAX : static_cast<uint64_t>(x);
+}
+
 /// Sum of the five counts of `u`.
 inline uint64_t total_tokens(const token_usage& u) {
-  return u.input + u.cache_read + u.cache_write + u.output + u.reasoning;
+  return saturating_add(saturating_add(saturating_add(u.input, u.cache_read),
+                          saturating_add(u.cache_write, u.output)),
+    u.reasoning);
+}
+
+/// Adds `x` to `sum`, count by count.
+inline void add_usage(token_usage& sum, const token_usage& x) {
+  sum.input = saturating_add(sum.input, x.input);
+  sum.cache_read = saturating_add(sum.cache_read, x.cache_read);
+  sum.cache_write = saturating_add(sum.cache_write, x.cache_write);
+  sum.output = saturating_add(sum.output, x.output);
+  sum.reasoning = saturating_add(sum.reasoning, x.reasoning);
+  sum.cost_usd += x.cost_usd;
 }
 
 /// A kernel proposed by an agent. The device only trusts `source`.

@@ -217,6 +217,27 @@ TEST_CASE("cli agent: editing a file outside kernel.cpp and scratch/ rejects the
   CHECK(out.reply.candidates.size() == 1);
 }
 
+TEST_CASE("cli agent: a kernel.cpp that is no regular file of at most 4 MiB "
+          "rejects the attempt, unread") {
+  // eat waited for ever on the named pipe, read /dev/zero until memory ran
+  // out, and read the linked file for the agent (as root: any file).
+  test::temp_dir work;
+  std::ofstream{work.path() / "secret.txt"} << "secret\n";
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
+    {{"fifo"}, "rejected: kernel.cpp: a named pipe, not a regular file"},
+    {{"zero"}, "rejected: kernel.cpp: a symbolic link, not a regular file"},
+    {{"link", (work.path() / "secret.txt").string()},
+      "rejected: kernel.cpp: a symbolic link, not a regular file"},
+    {{"big"}, "rejected: kernel.cpp: larger than 4 MiB"}};
+  for (const auto& [args, failure] : cases) {
+    auto o = fake_options(work.path(), "odd_kernel.sh", args);
+    auto out = run(o, sample_assignment());
+    INFO(args[0] << ": " << out.reply.transcript);
+    CHECK(out.reply.failure == failure);
+    CHECK(out.reply.candidates.empty());
+  }
+}
+
 TEST_CASE("cli agent: an unchanged kernel.cpp falls back to the last fenced block") {
   test::temp_dir work;
   auto out = run(fake_options(work.path(), "fenced.sh"), sample_assignment());

@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
+
 #include <fstream>
 
 #include <sys/socket.h>
@@ -183,6 +185,21 @@ TEST_CASE("eval channel: eat agent-eval prints the answer and exits by status") 
   REQUIRE(r);
   CHECK(r->status.code == 2);
   CHECK_THAT(r->errors, Catch::Contains("usage: eat agent-eval"));
+  // A named pipe (it waited for ever) or a directory (an empty kernel went)
+  // is refused before anything is sent.
+  REQUIRE(::mkfifo((tmp.path() / "pipe").c_str(), 0600) == 0);
+  for (const char* name : {"pipe", "."}) {
+    cli_run_spec odd;
+    odd.argv = {
+      EAT_FAKE_EAT, "agent-eval", sock.string(), (tmp.path() / name).string()};
+    odd.cwd = tmp.path();
+    auto refused = run_cli_process(odd);
+    REQUIRE(refused);
+    CHECK(refused->status.code == 2);
+    CHECK_THAT(
+      refused->errors, Catch::Contains("not a regular file")
+                         || Catch::Contains("a directory, not a file"));
+  }
 }
 
 TEST_CASE("eval channel: the answer names each GPU kernel's registers, "

@@ -65,6 +65,17 @@ TEST_CASE("cli presets: Codex turns are summed, cached input and reasoning split
   CHECK(p.error_text() == "stream error: 503");
 }
 
+TEST_CASE("cli presets: absurd Codex counts saturate instead of wrapping") {
+  usage_parser p{cli_output_format::codex_jsonl};
+  p.feed_line(
+    R"({"type":"turn.completed","usage":{"input_tokens":1e300,"output_tokens":9223372036854775807}})");
+  p.feed_line(
+    R"({"type":"turn.completed","usage":{"input_tokens":5,"output_tokens":9223372036854775807}})");
+  CHECK(p.usage().input == UINT64_MAX);
+  CHECK(p.usage().output == 18446744073709551614ULL);
+  CHECK(total_tokens(p.usage()) == UINT64_MAX);
+}
+
 TEST_CASE("cli presets: Gemini's stats are summed over models") {
   usage_parser p{cli_output_format::gemini_json};
   p.finish(R"(Loaded cached credentials.

@@ -64,6 +64,26 @@ TEST_CASE("http_post sends headers and body and streams the response") {
   CHECK(got[0].body == req.body);
 }
 
+TEST_CASE("http_post stops reading a response that grows past its limit") {
+  // A server that streamed for ever filled eat's memory.
+  test::replay_server server;
+  server.enqueue(test::parse_recorded("HTTP/1.1 200 OK\n"
+                                      "Content-Type: text/event-stream\n\n"
+                                      + std::string(300'000, 'x')));
+  http_request req;
+  req.url = server.base_url() + "/big";
+  req.max_body_bytes = 100'000;
+  size_t streamed = 0;
+  auto res = http_post(req, [&](std::string_view x) {
+    streamed += x.size();
+  });
+  REQUIRE(!res);
+  CHECK(render(res.error())
+        == "agent_failed: the response from " + req.url
+             + " went past 100000 bytes; stopped reading");
+  CHECK(streamed <= 100'000);
+}
+
 TEST_CASE("http_post reports a refused connection as such") {
   test::closed_port closed;
   http_request req;

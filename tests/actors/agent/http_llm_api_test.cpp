@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include <nlohmann/json.hpp>
 
 #include "actors/agent/llm_api.hpp"
@@ -88,6 +90,29 @@ TEST_CASE("openai usage excludes cached input and reasoning output") {
   CHECK(r->usage.reasoning == 128);
   CHECK(total_tokens(r->usage) == 1920);
   CHECK(r->finish_reason == "stop");
+}
+
+TEST_CASE("absurd usage counts saturate: they never wrap under a budget") {
+  // 2^64 - 1 prompt tokens wrapped the total to 8 (a run went on past its
+  // budget); 1e300 became 0.
+  auto r = parse_reply(api_style::openai,
+    R"({"choices":[{"message":{"content":"x"},"finish_reason":"stop"}],)"
+    R"("usage":{"prompt_tokens":18446744073709551615,)"
+    R"("completion_tokens":9}})");
+  REQUIRE(r);
+  CHECK(total_tokens(r->usage) == UINT64_MAX);
+  r = parse_reply(api_style::openai,
+    R"({"choices":[{"message":{"content":"x"},"finish_reason":"stop"}],)"
+    R"("usage":{"prompt_tokens":1e300,"completion_tokens":-5}})");
+  REQUIRE(r);
+  CHECK(r->usage.input == UINT64_MAX);
+  CHECK(r->usage.output == 0);
+  token_usage sum;
+  add_usage(sum, r->usage);
+  add_usage(sum, r->usage);
+  CHECK(sum.input == UINT64_MAX);
+  CHECK(saturating_add(UINT64_MAX - 1, 5) == UINT64_MAX);
+  CHECK(token_count(std::nan("")) == 0);
 }
 
 TEST_CASE("anthropic usage is taken as reported") {

@@ -361,7 +361,13 @@ std::optional<std::string> last_cpp_block(std::string_view text) {
 }
 
 bool is_retryable(std::string_view text) {
-  static const std::regex status_re{R"(\b(429|5[0-9][0-9])\b)"};
+  // A status code only where it reads as one: after "HTTP", "status",
+  // "error" or "code", or before a reason phrase. Any 429 or 5xx matched
+  // before, and a CLI that printed "512 registers" was retried twice.
+  static const std::regex status_re{
+    R"(\b(http(/[0-9.]+)?|status|error|code)\W{0,3}(429|5[0-9][0-9])\b)"
+    R"(|\b(429|5[0-9][0-9])\W{1,3}(too many|internal server|bad gateway)"
+    R"(|service unavailable|gateway time))"};
   auto low = lower(text);
   for (const char* word : {"rate limit", "rate_limit", "ratelimit",
                            "too many requests", "overloaded"})

@@ -130,4 +130,10 @@ TEST_CASE("cli presets: rate limits, 5xx and overload are retryable, others not"
   CHECK_FALSE(is_retryable("Invalid API key"));
   CHECK_FALSE(is_retryable("used 1500 tokens"));
   CHECK_FALSE(is_retryable("HTTP 401 Unauthorized"));
+  CHECK(is_retryable("HTTP/1.1 502 Bad Gateway"));
+  CHECK(is_retryable("status: 500"));
+  CHECK(is_retryable("upstream said 504 Gateway Timeout"));
+  // A number that is no status (it was retried twice).
+  CHECK_FALSE(is_retryable("compiled kernel: 512 registers, speedup 1.503x"));
+  CHECK_FALSE(is_retryable("tile 500 x 429"));
 }

@@ -177,6 +177,14 @@ caf::expected<url_parts> parse_url(std::string_view url) {
   auto sep = url.find("://");
   if (sep == std::string_view::npos)
     return fail("expected http://host[:port][/path]");
+  // user:password@host: neither echoed in messages (they were) nor sent.
+  auto at = url.find('@', sep + 3);
+  if (at != std::string_view::npos && at < url.find('/', sep + 3))
+    return make_error(error::invalid_config,
+      "bad URL '" + std::string{url.substr(0, sep + 3)} + "...@"
+        + std::string{url.substr(at + 1)}
+        + "': credentials do not go in the URL; name the variable that "
+          "holds the key in api_key_env");
   result.scheme = lower(std::string{url.substr(0, sep)});
   if (result.scheme != "http" && result.scheme != "https")
     return fail("the scheme must be http or https");

@@ -35,6 +35,10 @@ TEST_CASE("parse_url says what is wrong") {
     render(parse_url("http://x:99999").error()), Catch::Contains("bad port"));
   CHECK_THAT(
     render(parse_url("http://:80").error()), Catch::Contains("no host"));
+  auto secret = render(parse_url("http://user:pw@127.0.0.1:1/v1").error());
+  CHECK_THAT(secret, Catch::Contains("'http://...@127.0.0.1:1/v1'"));
+  CHECK_THAT(secret, Catch::Contains("credentials do not go in the URL"));
+  CHECK_THAT(secret, !Catch::Contains("pw"));
 }
 
 TEST_CASE("http_post sends headers and body and streams the response") {

@@ -50,16 +50,14 @@ exit_code cmd_history(const std::vector<std::string>& args,
                  + " (the next is " + std::to_string(e.seq)
                  + "): the store is damaged (eat fsck lists every problem)"));
     ++expected;
-    if (!json) {
-      out << event_summary(e) << "\n";
-      continue;
-    }
+    // Decoded in both forms: the summary alone printed "(undecodable
+    // body: ...)" and went on with exit 0.
     auto line = wire::event_to_json(e);
     if (!line)
       return report(
         out, make_error(error::store_failure,
                "event " + std::to_string(e.seq) + ": " + render(line.error())));
-    out << *line << "\n";
+    out << (json ? *line : event_summary(e)) << "\n";
   }
   return exit_code::ok;
 }

@@ -153,6 +153,26 @@ TEST_CASE("eat history stops at a gap in the event log, saying the store is "
         == exit_code::ok);
 }
 
+TEST_CASE("eat history stops at an event whose body does not decode, in "
+          "both forms") {
+  // Listed plainly, it printed "(undecodable body: ...)" and exited 0.
+  sample_run run;
+  auto damaged = make_event(event_kind::evaluation_finished, eval_result{});
+  damaged.seq = 4;
+  damaged.body = "\xc1";
+  test::raw_put(run.dir / "store", "events", persistence::encode_seq_key(4),
+    wire::encode(damaged));
+  for (std::vector<std::string> args :
+    {std::vector<std::string>{"history", run.dir.string()},
+      {"history", run.dir.string(), "--json"}}) {
+    auto r = eat_cli(args);
+    INFO(r.out);
+    CHECK(r.code == exit_code::bad_run_dir);
+    CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 4);
+    CHECK_THAT(r.out, Catch::Contains("eat: store_failure: event 4: "));
+  }
+}
+
 TEST_CASE("eat fsck passes a consistent run and names each problem of a "
           "damaged one") {
   sample_run run;

@@ -246,9 +246,11 @@ void print_header(std::ostream& out, const run_dir& dir,
   const auto& h = in.writer->history();
   out << "run " << dir.id() << ": task " << in.task.name << " ("
       << in.task.workloads.size() << " workloads), " << in.cfg.supervisor.teams
-      << " team(s) x " << in.cfg.supervisor.agents_per_team
-      << " builtin agent(s), strategy " << in.cfg.builtin.strategy << ", "
-      << h.evaluations << " of " << in.cfg.run.max_evaluations
+      << " team(s) x " << in.cfg.supervisor.agents_per_team << " "
+      << in.cfg.agent_backend << " agent(s), ";
+  if (in.cfg.agent_backend == "builtin")
+    out << "strategy " << in.cfg.builtin.strategy << ", ";
+  out << h.evaluations << " of " << in.cfg.run.max_evaluations
       << " evaluations done\n";
   for (const auto& d : devs)
     out << "device " << d->description() << "\n";

@@ -66,6 +66,7 @@ TEST_CASE("an http agent's kernels run in processes of their own by "
   REQUIRE(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 0);
   CHECK_THAT(output, Catch::Contains("passed"));
+  CHECK_THAT(output, Catch::Contains("1 team(s) x 1 http agent(s), 0 of"));
   auto history = eat::test::eat_cli({"history", dir.string(), "--json"});
   REQUIRE(history.code == eat::exit_code::ok);
   CHECK_THAT(history.out,

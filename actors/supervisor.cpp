@@ -41,6 +41,8 @@ void finish(supervisor_pointer self) {
   if (st.finishing)
     return;
   st.finishing = true;
+  if (st.opts.halt)
+    st.opts.halt->store(true);
   st.summary.reason = final_reason(st);
   std::vector<event> events;
   std::string lines;
@@ -219,6 +221,8 @@ void on_stop(supervisor_pointer self, const std::string& why) {
   if (!st.stop_reason.empty() || st.finishing)
     return;
   st.stop_reason = why;
+  if (st.opts.halt)
+    st.opts.halt->store(true);
   for (const auto& [id, t] : st.teams)
     if (st.active.count(id) > 0)
       self->send(t, stop_atom_v);

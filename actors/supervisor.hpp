@@ -20,9 +20,11 @@
 
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -66,6 +68,9 @@ struct supervisor_options {
   uint32_t max_teams = 4;
   /// Restarts of a crashed team before it is retired.
   uint32_t max_restarts = 3;
+  /// Set when the run stops or finishes, so that agents working outside
+  /// the actors (the cli agents' programs) stop too (cli_agent_options).
+  std::shared_ptr<std::atomic<bool>> halt;
   /// Seconds the llm planner may take before the heuristic decides.
   double plan_timeout_s = 120;
 };

@@ -49,6 +49,7 @@ cli_agent_options cli_options(const config& cfg, const agent_links& links) {
   o.eat_program = fs::read_symlink("/proc/self/exe").string();
   o.device = links.device;
   o.store = links.store;
+  o.halt = links.halt;
   return o;
 }
 

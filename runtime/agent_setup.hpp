@@ -7,7 +7,9 @@
 
 #pragma once
 
+#include <atomic>
 #include <filesystem>
+#include <memory>
 
 #include <caf/actor_system.hpp>
 #include <caf/expected.hpp>
@@ -23,6 +25,8 @@ struct agent_links {
   store_actor store;
   /// The run directory (cli workspaces go under it).
   std::filesystem::path run_dir;
+  /// Set when the run is ending (supervisor_options::halt).
+  std::shared_ptr<std::atomic<bool>> halt;
 };
 
 /// Checks the configured backend and returns a factory of its agents.

@@ -326,8 +326,11 @@ exit_code run_session(
     caf::anon_send(pool, weight_atom_v, team, weight);
   };
   links.device_names.push_back(pool_name(*devs));
-  auto agents = make_agent_factory(in.cfg, in.task,
-                                   {links.devices.front(), store, dir.path()});
+  // Set by the supervisor when the run stops or finishes: cli agents'
+  // programs are stopped then instead of being waited for.
+  auto halt = std::make_shared<std::atomic<bool>>(false);
+  auto agents = make_agent_factory(
+    in.cfg, in.task, {links.devices.front(), store, dir.path(), halt});
   auto planner = make_planner(sys, in.cfg);
   if (!agents || !planner) {
     auto err = agents ? planner.error() : agents.error();
@@ -340,9 +343,10 @@ exit_code run_session(
   }
   links.make_agent = *agents;
   links.planner = *planner;
-  auto sup = sys.spawn(supervisor,
-    supervisor_options_of(in.cfg, in.task, targets_of(in.task, *devs)), links,
-    history);
+  auto sup_opts
+    = supervisor_options_of(in.cfg, in.task, targets_of(in.task, *devs));
+  sup_opts.halt = halt;
+  auto sup = sys.spawn(supervisor, std::move(sup_opts), links, history);
   exit_code result = exit_code::failed;
   {
     signal_watcher watcher{sup};

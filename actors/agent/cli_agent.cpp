@@ -130,6 +130,7 @@ cli_run_spec run_spec(const attempt_plan& p, const fs::path& dir) {
   spec.idle_timeout_s = p.opts->idle_timeout_s;
   spec.kill_grace_s = p.opts->kill_grace_s;
   spec.max_output = p.opts->max_transcript;
+  spec.halt = p.opts->halt.get();
   return spec;
 }
 
@@ -393,10 +394,20 @@ cli_outcome run_cli_assignment(const assignment& a, const std::string& kernel,
   }
   token_usage spent;
   attempt_outcome last;
+  auto halted = [&] {
+    return opts.halt != nullptr && opts.halt->load();
+  };
   for (uint32_t k = 1; k <= opts.retries + 1; ++k) {
-    if (k > 1 && opts.retry_base_s > 0)
-      std::this_thread::sleep_for(std::chrono::duration<double>(
-        opts.retry_base_s * std::pow(2.0, k - 2)));
+    if (k > 1 && opts.retry_base_s > 0) {
+      auto until = std::chrono::steady_clock::now()
+                   + std::chrono::duration_cast<std::chrono::nanoseconds>(
+                     std::chrono::duration<double>(
+                       opts.retry_base_s * std::pow(2.0, k - 2)));
+      while (!halted() && std::chrono::steady_clock::now() < until)
+        std::this_thread::sleep_for(std::chrono::milliseconds{100});
+    }
+    if (k > 1 && halted())
+      break;
     last = run_attempt(*plan, k, total_tokens(spent));
     result.attempts = k;
     add_usage(spent, last.usage);

@@ -13,8 +13,10 @@
 
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -78,6 +80,10 @@ struct cli_agent_options {
   std::string role = "implementer";
   /// Transcript kept per assignment: the last this many bytes.
   size_t max_transcript = size_t{1} << 20;
+  /// Set when the run is ending (the supervisor's stop: SIGINT, SIGTERM,
+  /// max_wall_s): a running CLI is stopped at once and not retried; none:
+  /// it runs to its own end (Ctrl-C waited up to timeout_s for it).
+  std::shared_ptr<std::atomic<bool>> halt;
 };
 
 /// Checks at start-up that `opts` can work: a known preset, the program

@@ -158,6 +158,9 @@ caf::expected<started_child> start_child(const cli_run_spec& spec) {
   return child;
 }
 
+/// How often a running process looks at its halt flag.
+constexpr auto halt_poll = std::chrono::milliseconds{200};
+
 /// Drives one child: pumps its pipes, enforces the deadlines, stops it.
 class cli_pump {
 public:
@@ -201,10 +204,14 @@ private:
           return begin_drain(), true;
         if (now >= deadline_)
           return stop(cli_end::timed_out), true;
+        if (spec_.halt != nullptr && spec_.halt->load())
+          return stop(cli_end::halted), true;
         if (now >= last_output_ + as_duration(spec_.idle_timeout_s))
           return stop(cli_end::idle), true;
         until = std::min(deadline_,
                          last_output_ + as_duration(spec_.idle_timeout_s));
+        if (spec_.halt != nullptr)
+          until = std::min(until, now + halt_poll);
         break;
       case phase::terminating:
         if (exited_)
@@ -435,6 +442,7 @@ std::string describe_end(const cli_run_result& r, const cli_run_spec& spec) {
              + " s";
     case cli_end::stopped:
       return "stopped";
+    case cli_end::halted: return "stopped: the run is ending";
     case cli_end::exited:
       break;
   }

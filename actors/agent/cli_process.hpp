@@ -1,16 +1,17 @@
 // Running one coding-agent CLI (Claude Code, Codex, ...) as a child process:
 // posix_spawn with an argument array (never a shell), its own process group,
 // an explicit environment, the prompt on stdin, stdout and stderr captured
-// (bounded), and three ways to stop it early: a wall-clock timeout, an idle
-// timeout (no output for N s), and the caller's line callback asking to stop
-// (e.g. over budget). Stopping sends SIGTERM to the whole group, then SIGKILL
-// after a grace period. See docs/agent-cli.md.
+// (bounded), and four ways to stop it early: a wall-clock timeout, an idle
+// timeout (no output for N s), the caller's line callback asking to stop
+// (e.g. over budget), and the run ending (a flag). Stopping sends SIGTERM to
+// the whole group, then SIGKILL after a grace period. See docs/agent-cli.md.
 //
 // Plain code, no actors: the cli agent calls run_cli_process from its own
 // (detached) thread; the callback runs on that thread too.
 
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <filesystem>
 #include <functional>
@@ -34,6 +35,8 @@ enum class cli_end {
   idle,
   /// The line callback asked to stop; the group was stopped.
   stopped,
+  /// The run is ending (`cli_run_spec::halt`); the group was stopped.
+  halted,
 };
 
 /// Called with each complete line of stdout (without the newline); returns
@@ -61,6 +64,9 @@ struct cli_run_spec {
   size_t max_errors = size_t{64} << 10;
   /// Optional; sees every stdout line as it arrives.
   cli_line_callback on_line;
+  /// Optional; once it reads true (the run is ending: SIGINT, SIGTERM,
+  /// max_wall_s) the process is stopped within 0.2 s, as on a timeout.
+  const std::atomic<bool>* halt = nullptr;
 };
 
 /// The outcome of run_cli_process.

@@ -4,12 +4,17 @@
 
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <set>
 
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "tests/support/temp_dir.hpp"
 #include "actors/protocol/candidate.hpp"
@@ -229,4 +234,46 @@ TEST_CASE("SIGINT stops a run after the evaluation in flight, logs why, and "
   test::child_process fsck{EAT_BINARY, {"fsck", run_dir.string()}};
   std::string checked;
   CHECK(WEXITSTATUS(fsck.finish(checked)) == 0);
+}
+
+TEST_CASE("SIGINT stops a run at once while a cli agent's program is still "
+          "working, and stops the program") {
+  // The run waited for the program up to its timeout_s (1800 s by
+  // default): Ctrl-C seemed to do nothing.
+  test::temp_dir tmp;
+  auto started = tmp.path() / "started";
+  REQUIRE(::mkfifo(started.c_str(), 0600) == 0);
+  int fifo = ::open(started.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  REQUIRE(fifo >= 0);
+  auto agent = tmp.path() / "agent.sh";
+  std::ofstream{agent} << "#!/bin/sh\necho started > '" << started.string()
+                       << "'\nexec sleep 600\n";
+  fs::permissions(agent, fs::perms::owner_all);
+  auto config = tmp.path() / "config.toml";
+  std::ofstream{config}
+    << "[run]\ntask = \"sgemm\"\ntasks_dir = \"" << EAT_SOURCE_DIR
+    << "/kernels\"\nroot = \"" << tmp.path().string()
+    << "\"\nmax_evaluations = 2\n[agents]\nbackend = \"cli\"\n"
+    << "[agents.cli]\npreset = \"custom\"\nprogram = \"" << agent.string()
+    << "\"\nargs = [\"{workspace}\"]\noutput_format = \"plain\"\n"
+    << "prompt_input = \"none\"\ntimeout_s = 600\nidle_timeout_s = 600\n"
+    << "retries = 0\n";
+  auto start = std::chrono::steady_clock::now();
+  test::child_process run{EAT_BINARY,
+    {"run", config.string(), "--run-dir", (tmp.path() / "run").string()}};
+  // The program has started once it writes to the pipe.
+  pollfd ready{fifo, POLLIN, 0};
+  REQUIRE(::poll(&ready, 1, 120'000) == 1);
+  ::close(fifo);
+  run.kill(SIGINT);
+  std::string rest;
+  auto status = run.finish(rest);
+  auto seconds
+    = std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+        .count();
+  INFO(rest);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 130);
+  CHECK_THAT(rest, Catch::Contains("stopped: interrupted by SIGINT"));
+  CHECK(seconds < 120);
 }

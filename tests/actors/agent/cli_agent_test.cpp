@@ -152,6 +152,18 @@ TEST_CASE("cli agent: a silent CLI is stopped by the idle timeout") {
   CHECK(out.attempts == 1);
 }
 
+TEST_CASE("cli agent: a run that is ending stops the CLI and retries nothing") {
+  test::temp_dir work;
+  auto o = fake_options(work.path(), "hang.sh");
+  o.timeout_s = 600;
+  o.idle_timeout_s = 600;
+  o.halt = std::make_shared<std::atomic<bool>>(true);
+  auto out = run(o, sample_assignment());
+  CHECK(out.reply.failure == "hang.sh stopped: the run is ending");
+  CHECK(out.reply.candidates.empty());
+  CHECK(out.attempts == 1);
+}
+
 TEST_CASE("cli agent: a crash fails the attempt and says how") {
   test::temp_dir work;
   auto out = run(fake_options(work.path(), "crash.sh", {"exit3"}),

@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <csignal>
 #include <cstdlib>
 #include <fstream>
@@ -150,6 +151,26 @@ TEST_CASE("cli process: crashes are reported with their status or signal") {
   r = run_cli_process(spec);
   REQUIRE(r);
   CHECK(describe_end(*r, spec) == "killed by SIGSEGV");
+}
+
+TEST_CASE("cli process: a child is stopped once the run halts") {
+  // Ctrl-C and max_wall_s waited for a running agent up to its timeout.
+  test::temp_dir dir;
+  std::atomic<bool> halt{false};
+  auto spec
+    = spec_for({"/bin/sh", "-c", "echo started; exec sleep 600"}, dir.path());
+  spec.timeout_s = 600;
+  spec.idle_timeout_s = 600;
+  spec.halt = &halt;
+  spec.on_line = [&](std::string_view) {
+    halt = true; // as the supervisor does when the run stops
+    return true;
+  };
+  auto r = run_cli_process(spec);
+  REQUIRE(r);
+  CHECK(r->end == cli_end::halted);
+  CHECK(r->seconds < 60);
+  CHECK(describe_end(*r, spec) == "stopped: the run is ending");
 }
 
 TEST_CASE("cli process: a program that cannot start is an error") {

@@ -147,6 +147,7 @@ caf::expected<agent_factory> make_agent_factory(const config& cfg,
       return opts.error();
     if (auto ok = check_http_agent(*opts); !ok)
       return ok.error();
+    opts->halt = links.halt;
     auto store = links.store;
     return agent_factory{[opts = *opts, store](caf::actor_system& sys,
                                                const std::string&,

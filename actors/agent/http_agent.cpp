@@ -110,6 +110,8 @@ std::variant<llm_result, call_failure> call_with_retries(
     }
     auto& failed = std::get<call_failure>(out.value);
     log += "attempt " + std::to_string(i) + ": " + failed.message + "\n";
+    if (opts.halt != nullptr && opts.halt->load())
+      failed.retryable = false;
     if (!failed.retryable || i >= attempts) {
       failed.message = gave_up(failed, i);
       return failed;
@@ -245,6 +247,7 @@ agent_reply http_reply(const assignment& a, const http_agent_options& opts) {
   auto req = make_request(opts, *p);
   http_request http{endpoint(opts), api_headers(opts.style, *key),
     request_body(req), opts.connect_timeout, opts.timeout, opts.idle_timeout};
+  http.halt = opts.halt.get();
   auto& log = reply.transcript;
   log = summary(a, opts, http.url, req);
   auto out = call_with_retries(opts, http, req, a.seed, log);

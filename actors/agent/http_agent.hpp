@@ -11,11 +11,13 @@
 
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -60,6 +62,9 @@ struct http_agent_options {
   /// Finds the parent's source (seam; e.g. read from the run's store);
   /// empty for parent_source() of prompt.hpp.
   std::function<caf::expected<std::string>(const assignment&)> source_of;
+  /// Set when the run is ending (supervisor_options::halt): a request in
+  /// flight is abandoned and none is retried; none: it runs to its end.
+  std::shared_ptr<std::atomic<bool>> halt;
 };
 
 /// Checks, before a run, that `opts` can work: the URL is well-formed, a

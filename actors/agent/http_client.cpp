@@ -70,6 +70,12 @@ size_t on_header(char* data, size_t size, size_t count, void* user) {
   return size * count;
 }
 
+/// Curl's progress callback (at least once a second): non-zero abandons
+/// the transfer once the run is ending.
+int on_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  return static_cast<const std::atomic<bool>*>(user)->load() ? 1 : 0;
+}
+
 size_t on_data(char* data, size_t size, size_t count, void* user) {
   auto& t = *static_cast<transfer*>(user);
   std::string_view piece{data, size * count};
@@ -154,7 +160,14 @@ caf::expected<http_response> http_post(
   curl_easy_setopt(x, CURLOPT_WRITEFUNCTION, on_data);
   curl_easy_setopt(x, CURLOPT_WRITEDATA, &t);
   set_timeouts(x, req);
+  if (req.halt != nullptr) {
+    curl_easy_setopt(x, CURLOPT_XFERINFOFUNCTION, on_progress);
+    curl_easy_setopt(x, CURLOPT_XFERINFODATA, req.halt);
+    curl_easy_setopt(x, CURLOPT_NOPROGRESS, 0L);
+  }
   auto rc = curl_easy_perform(x);
+  if (rc == CURLE_ABORTED_BY_CALLBACK && req.halt != nullptr)
+    return make_error(error::agent_failed, "stopped: the run is ending");
   if (t.too_large)
     return make_error(error::agent_failed,
       "the response from " + req.url + " went past "

@@ -7,6 +7,7 @@
 
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -38,6 +39,9 @@ struct http_request {
   /// Abort a response body that grows beyond this (a server that streams
   /// for ever filled eat's memory).
   size_t max_body_bytes = size_t{64} << 20;
+  /// Optional; once it reads true (the run is ending) the transfer is
+  /// abandoned: "stopped: the run is ending".
+  const std::atomic<bool>* halt = nullptr;
 };
 
 /// What the server answered.

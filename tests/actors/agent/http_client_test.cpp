@@ -3,6 +3,13 @@
 
 #include <catch2/catch.hpp>
 
+#include <atomic>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include "actors/agent/http_client.hpp"
 #include "actors/protocol/error.hpp"
 #include "tests/actors/agent/replay_server.hpp"
@@ -86,6 +93,29 @@ TEST_CASE("http_post stops reading a response that grows past its limit") {
         == "agent_failed: the response from " + req.url
              + " went past 100000 bytes; stopped reading");
   CHECK(streamed <= 100'000);
+}
+
+TEST_CASE("http_post abandons a request once the run is ending") {
+  // A server that takes minutes to answer held Ctrl-C up to timeout_s.
+  // This one accepts connections (the kernel's backlog) and never answers.
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  REQUIRE(fd >= 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof(addr);
+  REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&addr), len) == 0);
+  REQUIRE(::listen(fd, 4) == 0);
+  REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
+  std::atomic<bool> halt{true};
+  http_request req;
+  req.url = "http://127.0.0.1:" + std::to_string(ntohs(addr.sin_port)) + "/x";
+  req.total_timeout = std::chrono::milliseconds{600'000};
+  req.halt = &halt;
+  auto res = http_post(req);
+  ::close(fd);
+  REQUIRE(!res);
+  CHECK(render(res.error()) == "agent_failed: stopped: the run is ending");
 }
 
 TEST_CASE("http_post reports a refused connection as such") {

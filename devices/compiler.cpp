@@ -1,13 +1,18 @@
 #include "devices/compiler.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string_view>
 
+#include <unistd.h>
+
 #include "actors/protocol/error.hpp"
+#include "devices/landlock.hpp"
 #include "devices/scratch_dir.hpp"
 #include "devices/sha256.hpp"
 #include "devices/subprocess.hpp"
@@ -55,23 +60,87 @@ bool reports_error(std::string_view line) {
   return false;
 }
 
-} // namespace
-
-std::string first_error_line(const std::string& log) {
+/// The first line of `log` for which `pred` holds, cut to 300 characters
+/// ("..." marks a cut); "" if there is none.
+template<class Predicate>
+std::string first_line_where(const std::string& log, Predicate pred) {
   size_t begin = 0;
   while (begin < log.size()) {
-    auto end = log.find('\n', begin);
-    if (end == std::string::npos)
-      end = log.size();
+    auto end = std::min(log.find('\n', begin), log.size());
     auto line = std::string_view{log}.substr(begin, end - begin);
-    if (reports_error(line)
-        || line.find("undefined reference") != std::string_view::npos) {
+    if (pred(line)) {
       auto text = std::string{line};
       return text.size() > 300 ? text.substr(0, 300) + "..." : text;
     }
     begin = end + 1;
   }
   return {};
+}
+
+/// The line of a compiler's output that says the disk is full, or "".
+std::string disk_full_line(const std::string& log) {
+  return first_line_where(log, [](std::string_view line) {
+    return line.find("No space left on device") != std::string_view::npos
+           || line.find("Disk quota exceeded") != std::string_view::npos;
+  });
+}
+
+/// The real path of `program`, looked up in PATH when it names no
+/// directory; empty if it is not found.
+fs::path resolve_program(const std::string& program) {
+  std::error_code ec;
+  if (program.find('/') != std::string::npos)
+    return fs::canonical(program, ec);
+  const char* path = std::getenv("PATH");
+  std::string_view dirs = path != nullptr ? path : "";
+  while (!dirs.empty()) {
+    auto end = dirs.find(':');
+    auto dir = dirs.substr(0, end);
+    dirs = end == std::string_view::npos ? "" : dirs.substr(end + 1);
+    auto candidate = fs::path{dir.empty() ? "." : std::string{dir}} / program;
+    if (::access(candidate.c_str(), X_OK) == 0)
+      return fs::canonical(candidate, ec);
+  }
+  return {};
+}
+
+/// What a compile reads: the system's directories, the installation of
+/// `program` (/usr/local/cuda-13.0 for its bin/nvcc, the directory of one
+/// not in a bin/; never "/") and the
+/// paths listed in EAT_COMPILE_PATHS, separated by ':'.
+/// The installation of `program`: the directory above its bin/, or its
+/// own directory; "" if it is not found or that is "/".
+std::string installation_of(const std::string& program) {
+  auto dir = resolve_program(program).parent_path();
+  auto prefix = dir.filename() == "bin" ? dir.parent_path() : dir;
+  if (prefix.empty() || prefix == prefix.root_path())
+    return {};
+  return prefix.string();
+}
+
+std::vector<std::string> toolchain_paths(const std::string& program) {
+  auto paths = system_read_paths();
+  if (auto prefix = installation_of(program); !prefix.empty())
+    paths.push_back(std::move(prefix));
+  if (const char* extra = std::getenv("EAT_COMPILE_PATHS")) {
+    std::string_view rest = extra;
+    while (!rest.empty()) {
+      auto end = rest.find(':');
+      if (auto item = rest.substr(0, end); !item.empty())
+        paths.emplace_back(item);
+      rest = end == std::string_view::npos ? "" : rest.substr(end + 1);
+    }
+  }
+  return paths;
+}
+
+} // namespace
+
+std::string first_error_line(const std::string& log) {
+  return first_line_where(log, [](std::string_view line) {
+    return reports_error(line)
+           || line.find("undefined reference") != std::string_view::npos;
+  });
 }
 
 std::vector<std::string> shared_object_flags(std::vector<std::string> flags) {
@@ -97,8 +166,11 @@ caf::expected<compiler> compiler::make(std::string program,
   auto identity = first_line(probe->output);
   auto found = run_captured({"prlimit", "--version"}, "", 30);
   bool limited = found && found->status.exited && found->status.code == 0;
-  return compiler{std::move(program), std::move(identity), std::move(cache_dir),
+  compiler result{std::move(program), std::move(identity), std::move(cache_dir),
     timeout_s, limited, memory_bytes};
+  if (landlock_abi() > 0)
+    result.reads_ = toolchain_paths(result.program_);
+  return result;
 }
 
 compiler::compiler(std::string program, std::string identity,
@@ -107,6 +179,19 @@ compiler::compiler(std::string program, std::string identity,
     cache_dir_(std::move(cache_dir)), timeout_s_(timeout_s), limited_(limited),
     memory_bytes_(memory_bytes) {
   // nop
+}
+
+void compiler::add_installation(const std::string& program) {
+  if (auto prefix = installation_of(program); confined() && !prefix.empty())
+    reads_.push_back(std::move(prefix));
+}
+
+std::string compile_confinement() {
+  if (landlock_abi() == 0)
+    return "compiles read every file eat's user can: " + landlock_description();
+  return "compiles read only the toolchain and their build directory, "
+         "kernels in processes of their own only the system's libraries ("
+         + landlock_description() + ")";
 }
 
 std::map<std::string, int64_t> compiler::target_facts(
@@ -174,6 +259,9 @@ caf::expected<compile_result> compiler::compile(const std::string& source,
   // leaves behind even when it succeeds) go with the build directory, also
   // when a deadline kills the compile.
   spec.env = {"TMPDIR=" + fs::absolute(dir->path()).string()};
+  if (confined())
+    spec.confine = landlock_rules{
+      reads_, {fs::absolute(dir->path()).string(), "/dev/null"}};
   auto run = run_captured(spec, timeout_s_);
   if (!run)
     return make_error(error::compile_failed, render(run.error()));
@@ -185,6 +273,11 @@ caf::expected<compile_result> compiler::compile(const std::string& source,
     = std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
         .count();
   if (run->timed_out || !run->status.exited || run->status.code != 0) {
+    // A full disk is the machine's fault, not the source's.
+    if (auto line = disk_full_line(result.log); !line.empty())
+      return make_error(error::io_failure, "the compile ran out of disk "
+                                           "space: "
+                                             + line);
     result.failure = describe_failure(*run, timeout_s_);
     if (auto line = first_error_line(result.log);
         !run->timed_out && !line.empty())

@@ -56,6 +56,20 @@ public:
   /// The largest file a compile may write: 1 GiB.
   static constexpr uint64_t compile_file_bytes = uint64_t{1} << 30;
 
+  /// Whether compiles are confined by Landlock (devices/landlock.hpp) to
+  /// the toolchain's files and their build directory: a source's
+  /// `#include "/etc/shadow"` then fails with "Permission denied" instead
+  /// of quoting the file in the log. Where the kernel has no Landlock,
+  /// compiles read what eat's user can.
+  bool confined() const {
+    return !reads_.empty();
+  }
+
+  /// Lets confined compiles read the installation of `program` too: the
+  /// one a driver script (the GPU toolchains', devices/gpu_toolchain.hpp)
+  /// runs.
+  void add_installation(const std::string& program);
+
   /// First line of `program --version`, e.g. "g++ (Debian 12.2.0-14) 12.2.0".
   const std::string& identity() const {
     return identity_;
@@ -64,7 +78,9 @@ public:
   /// Compiles `source` with `flags` plus "-shared -fPIC". The source is saved
   /// as `file_name` (e.g. "candidate.cpp") so the log names it. A rejected
   /// source is a result with ok == false; errors are reserved for the
-  /// machinery (cannot write files, cannot start the compiler).
+  /// machinery (cannot write files, cannot start the compiler, a compiler
+  /// that says the disk is full: "the compile ran out of disk space:
+  /// ...No space left on device").
   caf::expected<compile_result> compile(const std::string& source,
     const std::vector<std::string>& flags, const std::string& file_name) const;
 
@@ -92,12 +108,21 @@ private:
   /// Whether compiles run under `prlimit` (found), with this much data.
   bool limited_;
   uint64_t memory_bytes_;
+  /// Where compiles are confined, the paths they may read (the system's,
+  /// the compiler's installation, EAT_COMPILE_PATHS); empty where not.
+  std::vector<std::string> reads_;
 };
 
 /// The first line of a compiler's output that reports an error (one holding
 /// "error:" as a word, as g++, clang and nvcc write it, or the linker's
 /// "undefined reference"), cut to 300 characters; "" if there is none.
 std::string first_error_line(const std::string& log);
+
+/// One line for `eat devices`: what compiles (and kernels in processes of
+/// their own) may read on this machine, and why when they are not
+/// confined: "compiles read every file eat's user can: this kernel has no
+/// Landlock".
+std::string compile_confinement();
 
 /// Returns `flags` followed by "-shared -fPIC": what compile() passes.
 std::vector<std::string> shared_object_flags(std::vector<std::string> flags);

@@ -158,6 +158,7 @@ caf::expected<gpu_toolchain> gpu_toolchain::make(std::string backend,
   auto device = compiler::make(*script, cache, timeout_s);
   if (!device)
     return std::move(device.error());
+  device->add_installation(program);
   auto host = compiler::make(std::move(host_program), cache, timeout_s);
   if (!host)
     return std::move(host.error());
@@ -239,9 +240,12 @@ prepared gpu_toolchain::prepare(
       return std::move(out);
     };
     auto result = j.comp.compile(j.source, j.flags, j.file);
-    if (!result)
-      return fail(
-        std::string{"cannot compile "} + j.who + ": " + render(result.error()));
+    // The machine's failure (a full disk), not the source's: rejected.
+    if (!result) {
+      j.failure = eval_status::rejected;
+      return fail(std::string{"cannot compile "} + j.who + ": "
+                  + render(result.error()) + " (the device's fault)");
+    }
     out.seconds += result->seconds;
     if (j.failure == eval_status::compile_error || !result->ok)
       out.build_log = truncated(std::move(result->log));

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <thread>
 
 #include <fcntl.h>
 #include <poll.h>
@@ -146,8 +147,27 @@ caf::expected<child_process> child_process::spawn(const process_spec& spec) {
   argv.push_back(nullptr);
   auto env = child_environment(spec.env, spec.keep_secrets);
   pid_t pid = -1;
-  int rc = posix_spawnp(
-    &pid, argv[0], &setup.actions, &setup.attr, argv.data(), env.data());
+  auto start = [&] {
+    return posix_spawnp(
+      &pid, argv[0], &setup.actions, &setup.attr, argv.data(), env.data());
+  };
+  int rc = 0;
+  if (spec.confine) {
+    // Landlock confines a thread and what it starts: a short-lived one
+    // takes the confinement and spawns, and the caller's stays free.
+    std::string why;
+    std::thread confined{[&] {
+      why = landlock_confine(*spec.confine);
+      if (why.empty())
+        rc = start();
+    }};
+    confined.join();
+    if (!why.empty())
+      return make_error(error::io_failure,
+        "cannot confine " + spec.argv[0] + " (Landlock): " + why);
+  } else {
+    rc = start();
+  }
   if (rc != 0)
     return make_error(
       error::io_failure, errno_text("cannot start " + spec.argv[0], rc));

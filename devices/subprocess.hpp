@@ -12,6 +12,7 @@
 #pragma once
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -21,6 +22,7 @@
 
 #include <caf/expected.hpp>
 
+#include "devices/landlock.hpp"
 #include "devices/unique_fd.hpp"
 
 namespace eat::devices {
@@ -47,6 +49,10 @@ struct process_spec {
   /// use for eat's API keys, and could print them into its results.
   std::vector<std::string> env;
   bool keep_secrets = false;
+  /// Where set, the child starts confined by Landlock to these rules
+  /// (devices/landlock.hpp): it is spawned from a thread that confines
+  /// itself first, and spawn() fails rather than start it unconfined.
+  std::optional<landlock_rules> confine;
 };
 
 /// Whether an environment variable's name looks like a secret's: it holds

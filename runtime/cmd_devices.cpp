@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "actors/protocol/error.hpp"
+#include "devices/compiler.hpp"
 #include "devices/cpu_check.hpp"
 #include "devices/cpu_device.hpp"
 #include "devices/cpu_peak.hpp"
@@ -24,13 +25,14 @@ constexpr const char* devices_help = R"(usage: eat devices [--check]
 Lists the devices of this machine: the CPU, and for each GPU backend (cuda,
 hip) the GPUs its runtime reports with model, architecture, memory and
 identity, or why there are none (built without the toolkit, no driver, no
-device). --check also runs the CPU's peak probe on the core a CPU device
-uses by default (fp32 FMA throughput and STREAM-triad bandwidth, the
-figures behind the speed-of-light gate), evaluates a small sgemm there
-through the compiler and eat-runner, saying how the runner's sandbox
-isolated it (network, PID namespace, cap on tasks, hidden-work count, the
-user kernel code ran as), and runs a small kernel on every GPU, verifying
-its output; eat exits 1 if one fails.
+device); and which files compiles and kernels may read (Landlock). --check
+also runs the CPU's peak probe on the core a CPU device uses by default
+(fp32 FMA throughput and STREAM-triad bandwidth, the figures behind the
+speed-of-light gate), evaluates a small sgemm there through the compiler
+and eat-runner, saying how the runner's sandbox isolated it (network, PID
+namespace, cap on tasks, hidden-work count, the user kernel code ran as),
+and runs a small kernel on every GPU, verifying its output; eat exits 1 if
+one fails.
 )";
 
 std::string gib(uint64_t bytes) {
@@ -124,7 +126,8 @@ exit_code cmd_devices(const std::vector<std::string>& args, std::ostream& out) {
     return *code;
   bool check = std::get<parsed_args>(parsed).options.count("check") > 0;
   out << "cpu: " << devices::cpu_model() << ", "
-      << std::thread::hardware_concurrency() << " core(s) online\n";
+      << std::thread::hardware_concurrency() << " core(s) online\n"
+      << "  files: " << devices::compile_confinement() << "\n";
   bool ok = true;
   if (check) {
     auto peak = show_cpu_peak(out);

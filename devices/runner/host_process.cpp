@@ -18,6 +18,8 @@
 
 #include "devices/kind.hpp"
 #include "devices/kinds/problem.hpp"
+#include "devices/landlock.hpp"
+#include "devices/runner/drop_root.hpp"
 #include "devices/runner/entries.hpp"
 #include "devices/runner/kernel_host.hpp"
 #include "devices/runner/seccomp_filter.hpp"
@@ -83,6 +85,19 @@ void map_pages(void* from, uint64_t bytes) {
   }
 }
 
+/// What a kernel's process may read: the system's files, its shared
+/// object (one drop_root copied into memory needs no rule), its own /proc
+/// entry, and what OpenBLAS reads to learn the CPU.
+landlock_rules kernel_rules(const std::string& so) {
+  landlock_rules rules{system_read_paths(), {}};
+  if (so.rfind(code_fd_prefix, 0) != 0)
+    rules.read.push_back(so);
+  for (const char* path :
+    {"/proc/self", "/proc/cpuinfo", "/sys/devices/system/cpu"})
+    rules.read.emplace_back(path);
+  return rules;
+}
+
 } // namespace
 
 int kernel_host_main(int argc, char** argv) {
@@ -110,6 +125,18 @@ int kernel_host_main(int argc, char** argv) {
   // baseline's calls are timed. Beyond this it is killed by SIGXFSZ.
   rlimit output{kernel_output_bytes, kernel_output_bytes};
   ::setrlimit(RLIMIT_FSIZE, &output);
+  // Files next (where the kernel has Landlock): what it may read is the
+  // system's libraries and its own shared object, not the run's store,
+  // the machine's secrets nor other processes' /proc; and from ABI 6 it
+  // signals no process outside (the baseline, the runner).
+  if (landlock_abi() > 0) {
+    if (auto why = landlock_confine(kernel_rules(argv[6])); !why.empty()) {
+      set_error(c, host_control::not_confined,
+        "cannot be confined in its files: " + why);
+      post_done(c, 1);
+      return 0;
+    }
+  }
   if (auto why = confine_kernel_process(); !why.empty()) {
     set_error(c, host_control::not_confined,
       "cannot be confined in its process: " + why);

@@ -1,10 +1,12 @@
 // The compiler: cached shared objects, failures with their log, deadlines.
 
+#include <cstdlib>
 #include <filesystem>
 
 #include <catch2/catch.hpp>
 
 #include "devices/compiler.hpp"
+#include "devices/landlock.hpp"
 #include "tests/devices/test_support.hpp"
 #include "tests/support/text_files.hpp"
 
@@ -114,10 +116,13 @@ TEST_CASE("a compile past its deadline is killed and reported") {
 TEST_CASE("a source that makes the compiler take all memory fails at the "
           "compile's limit") {
   // cc1plus reads /dev/zero for ever, doubling its buffer: without a limit
-  // it took the machine's memory.
+  // it took the machine's memory. Confined compiles may not read
+  // /dev/zero at all: EAT_COMPILE_PATHS grants it here, to reach the limit.
   auto dir = make_temp_dir();
+  ::setenv("EAT_COMPILE_PATHS", "/nonexistent:/dev/zero", 1);
   auto c = compiler::make(
     "g++", (dir.path() / "cache").string(), 60, uint64_t{512} << 20);
+  ::unsetenv("EAT_COMPILE_PATHS");
   REQUIRE(c);
   auto result = c->compile("#include \"/dev/zero\"\n", flags, "candidate.cpp");
   REQUIRE(result);
@@ -125,6 +130,45 @@ TEST_CASE("a source that makes the compiler take all memory fails at the "
   CHECK_FALSE(result->ok);
   CHECK(result->failure
         == "exited with status 1: out of memory (a compile may use 512 MiB)");
+}
+
+TEST_CASE("a compile reads only the toolchain and its build directory") {
+  // Run as root, a source quoted any file of the machine in its compile
+  // log, which goes to the agent: "error: 'the' does not name a type" and
+  // the line. Files of eat's run (this test's directory stands for them),
+  // other processes' environments and /dev/zero are out of reach too.
+  auto dir = make_temp_dir();
+  auto secret = dir.path() / "secret.txt";
+  eat::test::write_text(secret, "the machine's secret 4711\n");
+  auto c = make_compiler(dir);
+  if (landlock_abi() == 0) {
+    WARN("not confined here: " << compile_confinement());
+    CHECK_FALSE(c.confined());
+    CHECK(contains(compile_confinement(), "every file eat's user can"));
+    return;
+  }
+  CHECK(c.confined());
+  CHECK(contains(compile_confinement(), "(Landlock ABI "));
+  for (auto source : {"#include \"" + secret.string() + "\"\n",
+         "asm(\".incbin \\\"" + secret.string() + "\\\"\");\n",
+         std::string{"#include \"/proc/1/environ\"\n"},
+         std::string{"#include \"/dev/zero\"\n"}}) {
+    auto result = c.compile(source, flags, "candidate.cpp");
+    REQUIRE(result);
+    INFO(source << result->log);
+    CHECK_FALSE(result->ok);
+    // The assembler says "file not found" for the file it may not open.
+    CHECK((contains(result->log, "Permission denied")
+           || contains(result->log, "Error: file not found")));
+    CHECK_FALSE(contains(result->log, "4711"));
+  }
+  // What an honest kernel needs still compiles: the standard library.
+  auto fine = c.compile("#include <cmath>\n#include <vector>\n"
+                        "float eat_f(float x) { return std::sqrt(x); }\n",
+    flags, "candidate.cpp");
+  REQUIRE(fine);
+  INFO(fine->log);
+  CHECK(fine->ok);
 }
 
 TEST_CASE("no build directories are left behind") {

@@ -54,6 +54,9 @@ gpu_options options_on_cpu(
   const std::string& backend, const scratch_dir& dir, double eval_timeout_s) {
   auto opts = quick_gpu_options(backend, dir);
   opts.compiler = EAT_TEST_NVCC_ON_CPU;
+  // The stand-in compiler reads its prelude from the source tree, which
+  // confined compiles may not, unless told (docs/config.md).
+  ::setenv("EAT_COMPILE_PATHS", EAT_SOURCE_DIR "/tests/devices/cuda_on_cpu", 1);
   opts.runner_path = backend == "cuda" ? EAT_TEST_CUDA_RUNNER_ON_CPU
                                        : EAT_TEST_HIP_RUNNER_ON_CPU;
   opts.eval_timeout_s = eval_timeout_s;

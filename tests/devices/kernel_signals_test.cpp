@@ -26,7 +26,7 @@ namespace {
 
 /// Evaluates `source` in kernel processes on a fresh device, on
 /// sgemm_task's small workloads.
-eval_result evaluate_hosted(
+eval_result evaluate_in_processes(
   const std::string& source, double eval_timeout_s = 60) {
   auto dir = make_temp_dir();
   auto opts = fast_options(dir);
@@ -60,7 +60,7 @@ TEST_CASE("a candidate cannot make a pipe signal the runner: a descriptor's "
       (void)!write(p[1], "x", 1);
   })",
     "", "#include <csignal>\n#include <fcntl.h>\n#include <unistd.h>\n");
-  auto result = evaluate_hosted(kills);
+  auto result = evaluate_in_processes(kills);
   INFO(result.detail);
   CHECK(result.status == eval_status::passed);
 }
@@ -68,7 +68,7 @@ TEST_CASE("a candidate cannot make a pipe signal the runner: a descriptor's "
 TEST_CASE("a candidate whose process stops is a runtime error at once, not "
           "a timeout") {
   auto stops = naive_kernel("raise(SIGSTOP);", "", "#include <csignal>\n");
-  auto result = evaluate_hosted(stops, 30);
+  auto result = evaluate_in_processes(stops, 30);
   INFO(result.detail);
   CHECK(result.status == eval_status::runtime_error);
   CHECK(
@@ -83,7 +83,7 @@ TEST_CASE("a candidate that writes more than 1 MiB of output is killed for "
   for (int i = 0; i < 512; ++i)
     (void)!write(2, line, sizeof(line));)",
     "", "#include <unistd.h>\n");
-  auto result = evaluate_hosted(writes);
+  auto result = evaluate_in_processes(writes);
   INFO(result.detail);
   CHECK(result.status == eval_status::runtime_error);
   CHECK(contains(result.detail, "the candidate's process killed by SIGXFSZ"));

@@ -209,9 +209,12 @@ prepared cpu_device::prepare(const task_spec& task, const candidate& c) const {
       return std::move(out);
     };
     auto result = compiler_.compile(j.source, j.flags, j.file);
-    if (!result)
-      return fail(
-        std::string{"cannot compile "} + j.who + ": " + render(result.error()));
+    // The machine's failure (a full disk), not the source's: rejected.
+    if (!result) {
+      j.failure = eval_status::rejected;
+      return fail(std::string{"cannot compile "} + j.who + ": "
+                  + render(result.error()) + " (the device's fault)");
+    }
     out.seconds += result->seconds;
     // The log shown is the candidate's, or that of a task source that failed.
     if (j.failure == eval_status::compile_error || !result->ok)

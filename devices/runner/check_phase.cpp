@@ -84,10 +84,12 @@ check_outcome guarded_call(const harness_context& ctx, const problem& p,
   };
   auto before = hash();
   outs.poison();
-  if (auto why = call_kernel(ctx, kernel_role::candidate, p,
+  // A baseline stopped by the candidate is the candidate's doing too:
+  // rejected, as in the timing phase.
+  if (auto call = call_kernel(ctx, kernel_role::candidate, p,
         bufs.in_ptrs.data(), outs.pointers.data());
-      !why.empty())
-    return {eval_status::runtime_error, why};
+      !call.error.empty())
+    return {call.status, call.error};
   // In a process of its own, a kernel's threads run only within its calls
   // and it cannot start processes (kernel_host.hpp).
   if (ctx.candidate_host == nullptr) {
@@ -134,10 +136,10 @@ check_outcome compare_all(const problem& p, const output_set& outs,
 std::string check_baseline(
   const harness_context& ctx, const problem& p, case_buffers& bufs) {
   bufs.again.poison();
-  if (auto why = call_kernel(ctx, kernel_role::baseline, p, bufs.in_ptrs.data(),
-        bufs.again.pointers.data());
-      !why.empty())
-    return why;
+  if (auto call = call_kernel(ctx, kernel_role::baseline, p,
+        bufs.in_ptrs.data(), bufs.again.pointers.data());
+      !call.error.empty())
+    return call.error;
   auto cmp = compare_all(p, bufs.again, bufs.ref);
   // The baseline's answer to the case must not lie in the arena for the
   // candidate's calls to copy.

@@ -169,7 +169,7 @@ size_t kernel_arena_bytes(uint64_t address_space_mib) {
   return (address_space_mib == 0 ? unlimited_mib : address_space_mib) << 19;
 }
 
-std::string call_kernel(const harness_context& ctx, kernel_role who,
+host_call call_kernel(const harness_context& ctx, kernel_role who,
   const problem& p, const void* const* inputs, void* const* outputs) {
   auto* host
     = who == kernel_role::baseline ? ctx.baseline_host : ctx.candidate_host;
@@ -178,7 +178,7 @@ std::string call_kernel(const harness_context& ctx, kernel_role who,
       outputs);
     return {};
   }
-  return host->call(p, inputs, outputs).error;
+  return host->call(p, inputs, outputs);
 }
 
 bool worked_during_baseline(const during_other_calls& candidate) {

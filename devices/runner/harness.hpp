@@ -58,8 +58,10 @@ struct harness_context {
 enum class kernel_role { baseline, candidate };
 
 /// Calls the baseline or the candidate on `inputs` and `outputs`, in this
-/// process or in its own. Returns why its process failed, or "".
-std::string call_kernel(const harness_context& ctx, kernel_role who,
+/// process or in its own. Its `error` says why a process failed ("" when
+/// none did), its `status` what that makes the evaluation: rejected when
+/// the baseline's process was stopped (kernel_host::call).
+host_call call_kernel(const harness_context& ctx, kernel_role who,
   const problem& p, const void* const* inputs, void* const* outputs);
 
 /// What a kernel's process used between its calls (kernel_host).

@@ -2,6 +2,8 @@
 // passes with a full record, and what the device refuses to start with.
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include <catch2/catch.hpp>
@@ -150,6 +152,36 @@ TEST_CASE("a task whose reference does not compile is rejected with the "
   CHECK(result.detail.find("the task's reference does not compile")
         != std::string::npos);
   CHECK(result.build_log.find("reference.cpp:1") != std::string::npos);
+}
+
+TEST_CASE("a candidate whose compile finds the disk full is rejected, not "
+          "blamed for a compile error") {
+  // A stand-in for g++ that compiles the task's sources and says, for the
+  // candidate's, what cc1plus says when the disk is full.
+  auto dir = make_temp_dir();
+  auto script = dir.path() / "full-disk-g++";
+  {
+    std::ofstream out{script};
+    out << "#!/bin/sh\n"
+           "case \"$*\" in *candidate.cpp*)\n"
+           "  echo 'cc1plus: fatal error: error writing to ./ccX.s: No space "
+           "left on device' >&2; exit 1;;\n"
+           "esac\n"
+           "exec g++ \"$@\"\n";
+  }
+  std::filesystem::permissions(script, std::filesystem::perms::owner_all);
+  auto opts = fast_options(dir);
+  opts.compiler = script.string();
+  auto dev = make_device(opts);
+  auto result = dev->evaluate(
+    sgemm_task(), make_candidate("c1", tiled_source("ikj", 8, 8, 8)), 1);
+  INFO(result.detail);
+  CHECK(result.status == eval_status::rejected);
+  CHECK(result.detail
+        == "cannot compile the candidate: io_failure: the compile ran out of "
+           "disk space: "
+           "cc1plus: fatal error: error writing to ./ccX.s: No space left on "
+           "device (the device's fault)");
 }
 
 TEST_CASE("making a CPU device fails without a runner, a compiler or a "

@@ -183,21 +183,40 @@ void watch_plateau(supervisor_pointer self, const team_progress& p) {
     restructure(self, "run");
 }
 
+/// A team's report of an assignment that ended without a candidate
+/// (team_progress without one): its tokens count, and the listener says so.
+void on_failed_proposal(supervisor_pointer self, const team_progress& p) {
+  auto& st = self->state;
+  auto& record = st.records[p.team];
+  if (p.tokens > record.tokens) {
+    st.summary.tokens
+      = saturating_add(st.summary.tokens, p.tokens - record.tokens);
+    record.tokens = p.tokens;
+  }
+  self->send(st.links.listener, restructure_atom_v,
+    p.team + ": " + p.last_result.detail + "\n");
+}
+
 void on_progress(supervisor_pointer self, const team_progress& p) {
   auto& st = self->state;
   auto& s = st.summary;
   const auto& c = p.last_candidate;
   const auto& r = p.last_result;
+  if (c.id.empty())
+    return on_failed_proposal(self, p);
   auto ok = r.status == eval_status::passed;
   st.scored.push_back(
     {c.id, c.family, c.params, r.status, ok ? r.geomean_speedup : 0.0});
   auto& record = st.records[p.team];
+  // The team's tokens since its last progress: its candidate's, and those
+  // of proposals that failed in between (proposal_failed).
+  auto spent = p.tokens > record.tokens ? p.tokens - record.tokens : 0;
   record.evaluated = p.evaluated;
   record.tokens = p.tokens;
   if (ok && r.geomean_speedup > record.best.speedup)
     record.best = st.scored.back();
   s.evaluations += 1;
-  s.tokens = saturating_add(s.tokens, c.tokens);
+  s.tokens = saturating_add(s.tokens, spent);
   if (ok) {
     s.passed += 1;
     if (r.geomean_speedup > s.best_speedup) {

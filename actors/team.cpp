@@ -202,6 +202,58 @@ assignment make_assignment(team_state& st, const std::string& agent) {
   return a;
 }
 
+/// Logs an assignment that ended without a candidate (its tokens count),
+/// then asks the next agent, unless the agents failed max_failed_in_row
+/// times in a row or this one is over its token budget: then the team is
+/// done.
+void proposed_nothing(
+  team_pointer self, const std::string& agent, agent_reply reply) {
+  auto& st = self->state;
+  st.progress.tokens = saturating_add(st.progress.tokens, reply.tokens);
+  auto failure = reply.failure.substr(0, 4096);
+  auto why = "agent " + agent + " proposed nothing"
+             + (failure.empty() ? std::string{} : ": " + failure);
+  auto in_row = ++st.failed_in_row;
+  bool over_budget = failure.rfind("over token budget", 0) == 0;
+  // What the agent did goes with it, as a candidate's transcript does.
+  char name[32];
+  std::snprintf(name, sizeof(name), "%04llu.md",
+    static_cast<unsigned long long>(++st.history.failed_proposals));
+  std::vector<file_write> files{{"/teams/" + st.opts.id + "/failed/" + name,
+    "# " + why + "\n\n" + reply.transcript, agent}};
+  proposal_failed body{
+    st.opts.id, agent, std::move(failure), reply.tokens, reply.usage};
+  self
+    ->request(st.links.store, caf::infinite, commit_atom_v,
+      std::vector<event>{
+        make_event(event_kind::proposal_failed, std::move(body))},
+      std::move(files))
+    .then(
+      [=](uint64_t) {
+        auto& st = self->state;
+        auto last = over_budget || in_row >= max_failed_in_row;
+        auto report = st.progress;
+        report.last_candidate = {};
+        report.last_result = {};
+        report.last_result.detail
+          = why
+            + (last ? ""
+                    : " (" + std::to_string(in_row) + " of "
+                        + std::to_string(max_failed_in_row)
+                        + " in a row; asking again)");
+        self->send(st.links.supervisor, progress_atom_v, report);
+        if (over_budget)
+          return finish(self, why);
+        if (last)
+          return finish(self, why + " (" + std::to_string(in_row)
+                                + " proposals in a row failed)");
+        next(self);
+      },
+      [=](caf::error& err) {
+        finish(self, "cannot log a failed proposal: " + render(err));
+      });
+}
+
 void ask_agent(team_pointer self) {
   auto& st = self->state;
   if (st.links.agents.empty())
@@ -216,10 +268,8 @@ void ask_agent(team_pointer self) {
     .then(
       [=](agent_reply& reply) {
         if (reply.candidates.empty())
-          return finish(self, "agent " + name + " proposed nothing"
-                                + (reply.failure.empty()
-                                     ? std::string{}
-                                     : ": " + reply.failure));
+          return proposed_nothing(self, name, std::move(reply));
+        self->state.failed_in_row = 0;
         // One candidate per assignment for now; more come with team roles.
         auto c = std::move(reply.candidates.front());
         c.team = self->state.opts.id;

@@ -88,6 +88,8 @@ struct team_state {
   std::map<std::string, agent_actor> agent_by_name;
   /// Proposals in a row that another team had submitted first.
   uint32_t collisions_in_row = 0;
+  /// Assignments in a row that ended without a candidate.
+  uint32_t failed_in_row = 0;
   bool stopping = false;
   bool started = false;
   static inline const char* name = "eat.team";
@@ -102,6 +104,12 @@ team_actor::behavior_type team(team_pointer self, team_options opts,
 /// Proposals in a row that may collide with other teams' candidates before
 /// the team submits one anyway (an agent that ignores `elsewhere`).
 constexpr uint32_t max_collisions_in_row = 3;
+
+/// Assignments in a row that may end without a candidate (an agent's
+/// program failed, timed out or wrote no kernel; each is logged as
+/// proposal_failed) before the team is done: a transient failure, such as
+/// an API overloaded beyond the agent's own retries, no longer ends it.
+constexpr uint32_t max_failed_in_row = 3;
 
 /// Start of the reason a team reports done with when one of its agents
 /// crashed (followed by the agent's name); the supervisor restarts it.

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <system_error>
 #include <thread>
 
 #include <fcntl.h>
@@ -156,12 +157,16 @@ caf::expected<child_process> child_process::spawn(const process_spec& spec) {
     // Landlock confines a thread and what it starts: a short-lived one
     // takes the confinement and spawns, and the caller's stays free.
     std::string why;
-    std::thread confined{[&] {
-      why = landlock_confine(*spec.confine);
-      if (why.empty())
-        rc = start();
-    }};
-    confined.join();
+    try {
+      std::thread confined{[&] {
+        why = landlock_confine(*spec.confine);
+        if (why.empty())
+          rc = start();
+      }};
+      confined.join();
+    } catch (const std::system_error& e) {
+      why = std::string{"cannot start a thread: "} + e.what();
+    }
     if (!why.empty())
       return make_error(error::io_failure,
         "cannot confine " + spec.argv[0] + " (Landlock): " + why);

@@ -60,6 +60,17 @@ caf::expected<void> on_submitted(run_history& h, const event& e,
   return caf::unit;
 }
 
+caf::expected<void> on_proposal_failed(
+  run_history& h, const event& e, const proposal_failed& x) {
+  auto team = h.teams.find(x.team);
+  if (team == h.teams.end())
+    return bad_event(e, "failed proposal of unknown team " + x.team);
+  team->second.failed_proposals += 1;
+  team->second.tokens = saturating_add(team->second.tokens, x.tokens);
+  h.tokens = saturating_add(h.tokens, x.tokens);
+  return caf::unit;
+}
+
 caf::expected<void> on_evaluation_started(run_history& h, const event& e,
                                           evaluation_started x) {
   if (h.candidates.count(x.candidate) == 0)
@@ -244,6 +255,10 @@ caf::expected<void> dispatch(run_history& h, const event& e) {
       return with_body<operator_action>(e, [&](auto x) -> caf::expected<void> {
         h.operator_actions.push_back(std::move(x));
         return caf::unit;
+      });
+    case event_kind::proposal_failed:
+      return with_body<proposal_failed>(e, [&](auto x) {
+        return on_proposal_failed(h, e, x);
       });
   }
   return bad_event(e, "unknown event kind");

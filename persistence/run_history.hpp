@@ -30,7 +30,10 @@ struct team_history {
   std::vector<candidate> unfinished;
   /// Candidates submitted by this team, evaluated or not.
   uint64_t submitted = 0;
+  /// Tokens of its candidates and of its failed proposals.
   uint64_t tokens = 0;
+  /// Assignments its agents ended without a candidate (proposal_failed).
+  uint64_t failed_proposals = 0;
   /// False once the team was dissolved, split or merged.
   bool active = true;
   /// The event kind that ended it ("team_dissolved", ...), empty if active.

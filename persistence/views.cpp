@@ -97,6 +97,10 @@ void add_touched(view_records& out, const run_history& h, const event& e) {
       if (auto x = decoded(team_dissolved{}))
         add_team(out, h, x->team);
       break;
+    case event_kind::proposal_failed:
+      if (auto x = decoded(proposal_failed{}))
+        add_team(out, h, x->team);
+      break;
     case event_kind::team_split:
       if (auto x = decoded(team_split{}))
         add_team(out, h, x->team);

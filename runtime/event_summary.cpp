@@ -105,6 +105,11 @@ std::string details(const event& e) {
       return with<operator_action>(e, [](const auto& x) {
         return x.who + ": " + x.action + " " + x.detail;
       });
+    case event_kind::proposal_failed:
+      return with<proposal_failed>(e, [](const auto& x) {
+        return x.agent + " (" + x.team + ", " + std::to_string(x.tokens)
+               + " tokens): " + x.failure.substr(0, x.failure.find('\n'));
+      });
   }
   return "";
 }

@@ -21,6 +21,7 @@ std::string to_string(event_kind x) {
     case event_kind::node_joined: return "node_joined";
     case event_kind::node_lost: return "node_lost";
     case event_kind::operator_action: return "operator_action";
+    case event_kind::proposal_failed: return "proposal_failed";
   }
   return "unknown";
 }

@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "actors/protocol/candidate.hpp"
 #include "actors/protocol/describe.hpp"
 #include "actors/protocol/task.hpp"
 
@@ -74,8 +75,11 @@ enum class event_kind : uint8_t {
   /// A person acted on the run through the control plane (body:
   /// operator_action).
   operator_action,
+  /// An agent's assignment ended without a candidate (body:
+  /// proposal_failed).
+  proposal_failed,
 };
-EAT_WIRE_ENUM(event_kind, operator_action)
+EAT_WIRE_ENUM(event_kind, proposal_failed)
 
 /// Returns the kind's name, e.g. "candidate_submitted".
 std::string to_string(event_kind x);
@@ -225,5 +229,19 @@ struct operator_action {
   std::string detail;
 };
 EAT_DESCRIBE(operator_action, who, action, detail)
+
+/// Body of event_kind::proposal_failed.
+struct proposal_failed {
+  std::string team;
+  std::string agent;
+  /// Why, as the agent said: "claude exited with status 1 ...", "timed
+  /// out after 1800 s", "no kernel.cpp in the workspace", "over token
+  /// budget ..." (at most 4 KiB of it).
+  std::string failure;
+  /// Tokens the attempt spent: they count in the team's and the run's.
+  uint64_t tokens = 0;
+  token_usage usage;
+};
+EAT_DESCRIBE(proposal_failed, team, agent, failure, tokens, usage)
 
 } // namespace eat

@@ -23,7 +23,9 @@ struct team_progress {
   uint64_t tokens = 0;
   std::string best_candidate;
   double best_speedup = 0;
-  /// The evaluation that triggered this report.
+  /// The evaluation that triggered this report. Without a candidate (its
+  /// id empty) the report is of an assignment that ended without one: its
+  /// tokens count, and last_result.detail says what happened.
   candidate last_candidate;
   eval_result last_result;
 };

@@ -1,7 +1,10 @@
 // Specification of a run's actors (supervisor, teams, builtin agents) under
 // CAF's deterministic test scheduler (tests/actors/supervisor_fixture.hpp).
 
+#include <set>
+
 #include "actors/team.hpp"
+#include "persistence/run_history.hpp"
 #include "tests/actors/supervisor_fixture.hpp"
 
 using namespace eat;
@@ -141,6 +144,20 @@ TEST_CASE_METHOD(fixture, "teams see the whole run's tried configurations: "
 
 namespace {
 
+/// A reply proposing the tiled configuration a, b = x, for 10 tokens.
+agent_reply tiled_reply(const assignment& a, const std::string& value) {
+  candidate c;
+  c.task = a.task.name;
+  c.family = "tiled";
+  c.params = {{"a", value}, {"b", "x"}};
+  c.source = value + " x";
+  c.tokens = 10;
+  agent_reply reply;
+  reply.tokens = 10;
+  reply.candidates.push_back(std::move(c));
+  return reply;
+}
+
 /// An agent that ignores what was tried and always proposes a = 2, b = x;
 /// counts its proposals.
 agent_actor::behavior_type stubborn_agent(agent_actor::pointer,
@@ -148,16 +165,7 @@ agent_actor::behavior_type stubborn_agent(agent_actor::pointer,
   return {
     [asked](propose_atom, const assignment& a) {
       ++*asked;
-      candidate c;
-      c.task = a.task.name;
-      c.family = "tiled";
-      c.params = {{"a", "2"}, {"b", "x"}};
-      c.source = "2 x";
-      c.tokens = 10;
-      agent_reply reply;
-      reply.tokens = 10;
-      reply.candidates.push_back(std::move(c));
-      return reply;
+      return tiled_reply(a, "2");
     },
   };
 }
@@ -178,6 +186,74 @@ TEST_CASE_METHOD(fixture, "an agent that repeats a submitted configuration "
   // max_collisions_in_row times before it is submitted anyway.
   CHECK(*asked == 1 + 2 * static_cast<int>(max_collisions_in_row));
   CHECK(count_kind(out.log, event_kind::candidate_submitted) == 3);
+}
+
+namespace {
+
+/// An agent whose proposals numbered in `fails` (1-based) end without a
+/// candidate, as a cli agent's whose program failed, spending 7 tokens;
+/// the others propose a = 1, 2, ... with b = x, for 10 tokens.
+agent_actor::behavior_type flaky_agent(
+  agent_actor::pointer, std::set<int> fails) {
+  auto asked = std::make_shared<int>(0);
+  auto proposed = std::make_shared<int>(0);
+  return {
+    [=](propose_atom, const assignment& a) {
+      agent_reply reply;
+      if (fails.count(++*asked) > 0) {
+        reply.tokens = 7;
+        reply.transcript = "attempt " + std::to_string(*asked);
+        reply.failure = "claude exited with status 1: overloaded";
+        return reply;
+      }
+      return tiled_reply(a, std::to_string(++*proposed));
+    },
+  };
+}
+
+} // namespace
+
+TEST_CASE_METHOD(fixture, "an agent's failed proposals are logged with their "
+                          "tokens and the team asks again") {
+  // One failure used to end the team, and with it a one-team run.
+  make_agent = [](caf::actor_system& sys, const std::string&,
+                 const std::string&) -> agent_actor {
+    return sys.spawn(flaky_agent, std::set<int>{1, 2, 4});
+  };
+  auto out = run(options(3), started_log());
+  REQUIRE(out.summary);
+  CHECK(out.summary->evaluations == 3);
+  CHECK(count_kind(out.log, event_kind::proposal_failed) == 3);
+  CHECK(out.summary->tokens == 3 * 7 + 3 * 10);
+  auto history = run_history{};
+  for (const auto& e : out.log)
+    REQUIRE(apply(history, e));
+  CHECK(history.tokens == 3 * 7 + 3 * 10);
+  CHECK(history.teams["t1"].failed_proposals == 3);
+  persistence::file_tree files{*out.store};
+  auto first = files.get("/teams/t1/failed/0001.md");
+  REQUIRE(first);
+  CHECK(*first
+        == "# agent t1.a1 proposed nothing: claude exited with status 1: "
+           "overloaded\n\nattempt 1");
+  CHECK(files.get("/teams/t1/failed/0003.md"));
+}
+
+TEST_CASE_METHOD(fixture, "a team whose agents fail three times in a row is "
+                          "done, saying why") {
+  make_agent = [](caf::actor_system& sys, const std::string&,
+                 const std::string&) -> agent_actor {
+    return sys.spawn(flaky_agent, std::set<int>{2, 3, 4, 5, 6});
+  };
+  auto out = run(options(10), started_log());
+  REQUIRE(out.summary);
+  CHECK(out.summary->evaluations == 1);
+  CHECK(count_kind(out.log, event_kind::proposal_failed) == max_failed_in_row);
+  CHECK_THAT(out.summary->reason,
+    Catch::Contains("agent t1.a1 proposed nothing: claude exited "
+                    "with status 1: overloaded (3 proposals in a "
+                    "row failed)"));
+  CHECK(out.summary->tokens == 10 + 3 * 7);
 }
 
 TEST_CASE_METHOD(fixture, "stop ends the run after the evaluation in flight") {

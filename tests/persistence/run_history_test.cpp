@@ -3,8 +3,9 @@
 
 #include <catch2/catch.hpp>
 
-#include "persistence/run_history.hpp"
+#include "actors/protocol/error.hpp"
 #include "actors/protocol/wire.hpp"
+#include "persistence/run_history.hpp"
 #include "tests/actors/protocol/samples.hpp"
 
 using namespace eat;
@@ -101,6 +102,25 @@ TEST_CASE("a candidate submitted but never evaluated is unfinished") {
   REQUIRE(h->teams["t1"].unfinished.size() == 1);
   CHECK(h->teams["t1"].unfinished[0].id == "t1-c0002");
   CHECK(h->teams["t1"].submitted == 2);
+}
+
+TEST_CASE("a failed proposal counts its tokens for its team and the run") {
+  log_builder log;
+  log.start().submit("t1-c0001", 500);
+  log.add(event_kind::proposal_failed,
+    proposal_failed{"t1", "t1.a1", "timed out after 1800 s", 300, {}});
+  auto h = rebuild(log.events);
+  REQUIRE(h);
+  CHECK(h->tokens == 800);
+  CHECK(h->teams["t1"].tokens == 800);
+  CHECK(h->teams["t1"].failed_proposals == 1);
+  CHECK(h->teams["t1"].submitted == 1);
+  log.add(event_kind::proposal_failed,
+    proposal_failed{"t9", "t9.a1", "no kernel.cpp", 1, {}});
+  auto bad = rebuild(log.events);
+  REQUIRE_FALSE(bad);
+  CHECK_THAT(
+    render(bad.error()), Catch::Contains("failed proposal of unknown team t9"));
 }
 
 TEST_CASE("run_finished and run_resumed set whether the run is finished") {

@@ -460,6 +460,9 @@ std::map<event_kind, std::pair<std::string, std::string>> samples_by_kind() {
     {k::node_lost, {wire::encode(node_lost{"n1", "heartbeat"}), "\"n1\""}},
     {k::operator_action, {wire::encode(operator_action{"ana", "stop", ""}),
                            "\"action\":\"stop\""}},
+    {k::proposal_failed,
+      {wire::encode(proposal_failed{"t1", "t1.a1", "timed out", 12, {}}),
+        "\"failure\":\"timed out\",\"tokens\":12"}},
   };
 }
 

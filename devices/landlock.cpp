@@ -159,7 +159,7 @@ std::vector<std::string> system_read_paths() {
   return {"/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin",
     "/opt", "/etc/ld.so.cache", "/etc/ld.so.preload", "/etc/localtime",
     "/etc/os-release", "/etc/lsb-release", "/etc/debian_version",
-    "/etc/redhat-release", "/dev/null", "/dev/urandom"};
+    "/etc/redhat-release", "/dev/null"};
 }
 
 } // namespace eat::devices

@@ -43,7 +43,8 @@ std::string landlock_confine(const landlock_rules& rules);
 /// What a compiler or a loaded kernel reads from the system, and nothing
 /// else of it: /usr, /lib*, /bin, /sbin, /opt, the dynamic linker's cache,
 /// the files with which toolchains tell the distribution (hipcc reads
-/// /etc/os-release), the time zone, /dev/null and /dev/urandom.
+/// /etc/os-release), the time zone and /dev/null; not /dev/urandom nor
+/// /dev/zero, which an `#include` reads for ever.
 std::vector<std::string> system_read_paths();
 
 } // namespace eat::devices

@@ -82,8 +82,9 @@ void describe_attributes(spawn_setup& setup) {
 }
 
 /// The parent's environment with `extra` ("NAME=value") set over it and
-/// the variables named bare in `extra` ("NAME") removed, and its secrets
-/// unless `keep_secrets`, as posix_spawn takes it; the pointers stay valid
+/// the variables named bare in `extra` ("NAME") removed, and unless
+/// `keep_secrets` only its variables that inherited_name allows and that
+/// do not look secret, as posix_spawn takes it; the pointers stay valid
 /// while environ and `extra` are unchanged.
 std::vector<char*> child_environment(
   const std::vector<std::string>& extra, bool keep_secrets) {
@@ -94,7 +95,8 @@ std::vector<char*> child_environment(
         return true;
     }
     std::string_view text{entry};
-    return !keep_secrets && secret_name(text.substr(0, text.find('=')));
+    auto name = text.substr(0, text.find('='));
+    return !keep_secrets && (!inherited_name(name) || secret_name(name));
   };
   std::vector<char*> env;
   for (char** p = environ; *p != nullptr; ++p)
@@ -112,6 +114,21 @@ std::string errno_text(const std::string& what, int code) {
 }
 
 } // namespace
+
+bool inherited_name(std::string_view name) {
+  for (const char* exact : {"PATH", "HOME", "USER", "LOGNAME", "LANG",
+         "LANGUAGE", "TZ", "TMPDIR", "LD_LIBRARY_PATH", "LIBRARY_PATH", "CPATH",
+         "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH", "GCC_EXEC_PREFIX",
+         "COMPILER_PATH", "DEVICE_LIB_PATH"})
+    if (name == exact)
+      return true;
+  for (const char* prefix : {"LC_", "EAT_", "CUDA_", "NVCC_", "NVIDIA_", "HIP_",
+         "HIPCC_", "ROCM_", "ROCR_", "HSA_", "AMD_", "GPU_", "OPENBLAS_",
+         "OMP_", "GOMP_", "ASAN_", "LSAN_", "UBSAN_", "TSAN_"})
+    if (name.rfind(prefix, 0) == 0)
+      return true;
+  return false;
+}
 
 bool secret_name(std::string_view name) {
   std::string upper{name};

@@ -43,10 +43,11 @@ struct process_spec {
   /// Pairs {child fd, path}: files created (truncated) for the child's output.
   std::vector<std::pair<int, std::string>> files;
   /// "NAME=value" entries set in the child's environment, over the parent's
-  /// variables of the same names, and "NAME" entries removed from it; the
-  /// rest of the parent's is inherited, less its secrets (secret_name)
-  /// unless `keep_secrets`: a compiler or a runner (kernel code) has no
-  /// use for eat's API keys, and could print them into its results.
+  /// variables of the same names, and "NAME" entries removed from it. Of
+  /// the rest of the parent's, a child inherits only what inherited_name
+  /// allows and secret_name does not refuse, unless `keep_secrets` (then
+  /// all of it): a compiler or a runner (kernel code) has no use for eat's
+  /// API keys or a DATABASE_URL, and could print them into its results.
   std::vector<std::string> env;
   bool keep_secrets = false;
   /// Where set, the child starts confined by Landlock to these rules
@@ -54,6 +55,17 @@ struct process_spec {
   /// itself first, and spawn() fails rather than start it unconfined.
   std::optional<landlock_rules> confine;
 };
+
+/// Whether a child inherits the parent's variable of this name: PATH,
+/// HOME, USER, LOGNAME, LANG, LANGUAGE, TZ, TMPDIR, the compilers' and the
+/// loader's search paths (LD_LIBRARY_PATH, LIBRARY_PATH, CPATH,
+/// C_INCLUDE_PATH, CPLUS_INCLUDE_PATH, GCC_EXEC_PREFIX, COMPILER_PATH,
+/// DEVICE_LIB_PATH), and names beginning with LC_, EAT_, CUDA_, NVCC_,
+/// NVIDIA_, HIP_, HIPCC_, ROCM_, ROCR_, HSA_, AMD_, GPU_, OPENBLAS_, OMP_,
+/// GOMP_ or a sanitizer's ASAN_, LSAN_, UBSAN_, TSAN_. Nothing else: a
+/// red-team kernel printed DATABASE_URL, MYSQL_PWD, GH_PAT, DB_PASS and
+/// SENTRY_DSN, which no secret-looking word names.
+bool inherited_name(std::string_view name);
 
 /// Whether an environment variable's name looks like a secret's: it holds
 /// KEY, TOKEN, SECRET, PASSWORD, PASSWD, CREDENTIAL or AUTH in any case

@@ -63,6 +63,14 @@ run_dir::~run_dir() {
     ::close(lock_fd_); // releases the flock
 }
 
+void run_dir::keep_private(const fs::path& dir) {
+  // Kernels run as another user (`run_as`) when eat is root: they could
+  // not open the run's files, but they could stat them, and learn the
+  // sizes and times of its store and its agents' kernels.
+  std::error_code ec;
+  fs::permissions(dir, fs::perms::owner_all, fs::perm_options::replace, ec);
+}
+
 caf::expected<int> run_dir::lock(const fs::path& dir) {
   auto file = dir / "run.lock";
   int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
@@ -106,6 +114,7 @@ caf::expected<run_dir> run_dir::create(const fs::path& root,
     fs::create_directories(path / "work", ec);
   if (ec)
     return dir_error(path, "cannot create: " + ec.message());
+  keep_private(path);
   auto fd = lock(path);
   if (!fd)
     return fd.error();
@@ -123,6 +132,7 @@ caf::expected<run_dir> run_dir::open(const fs::path& given) {
     return dir_error(dir, "no such directory");
   if (!fs::is_directory(dir / "store", ec))
     return dir_error(dir, "not a run directory (it has no store/ folder)");
+  keep_private(dir);
   auto fd = lock(dir);
   if (!fd)
     return fd.error();

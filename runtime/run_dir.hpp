@@ -65,6 +65,8 @@ public:
 private:
   run_dir(std::filesystem::path path, int lock_fd);
   static caf::expected<int> lock(const std::filesystem::path& dir);
+  /// Makes `dir` readable by its owner alone (best effort).
+  static void keep_private(const std::filesystem::path& dir);
 
   std::filesystem::path path_;
   int lock_fd_ = -1;

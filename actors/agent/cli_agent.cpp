@@ -423,8 +423,9 @@ cli_outcome run_cli_assignment(const assignment& a, const std::string& kernel,
   result.reply.tokens = total_tokens(spent);
   result.reply.failure = last.failure;
   if (last.retryable)
-    result.reply.failure += " (after " + std::to_string(result.attempts)
-                            + " attempts)";
+    result.reply.failure
+      += " (after " + std::to_string(result.attempts)
+         + (result.attempts == 1 ? " attempt)" : " attempts)");
   if (last.kernel)
     result.reply.candidates.push_back(
       make_candidate(a, std::move(*last.kernel), result.reply.tokens));

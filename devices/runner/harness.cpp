@@ -158,8 +158,13 @@ bool worked_between_calls(
                     ? 0.0
                     : static_cast<double>(baseline.idle_cpu_ns)
                         / static_cast<double>(baseline.calls);
+  // 1 % of the calls' CPU time, the baseline's where the candidate's is
+  // more: a red-team candidate burned 5 s in each untimed check call to
+  // raise its allowance to 1.8 s, then precomputed 80 % of each timed
+  // call's rows between calls (4.12x for the baseline's own softmax).
+  auto calls_cpu = std::min(candidate.call_cpu_ns, baseline.call_cpu_ns);
   auto allowed = 1e6 + 2 * per_call * static_cast<double>(candidate.calls)
-                 + static_cast<double>(candidate.call_cpu_ns) / 100;
+                 + static_cast<double>(calls_cpu) / 100;
   auto excused = std::min(candidate.largest_idle_ns, excused_gap_ns);
   return static_cast<double>(candidate.idle_cpu_ns - excused) > allowed;
 }

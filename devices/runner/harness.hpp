@@ -81,7 +81,9 @@ constexpr int64_t excused_gap_ns = 10'000'000;
 
 /// Whether the candidate's process did hidden work between its calls: its
 /// CPU time there, less its largest gap (up to excused_gap_ns), above 1 ms
-/// plus twice the baseline's rate a call plus 1 % of its CPU time in calls.
+/// plus twice the baseline's rate a call plus 1 % of its CPU time in calls
+/// or of the baseline's, whichever is less (a candidate cannot raise its
+/// allowance by working longer in its own calls).
 bool worked_between_calls(
   const idle_figures& candidate, const idle_figures& baseline);
 

@@ -87,13 +87,13 @@ void map_pages(void* from, uint64_t bytes) {
 
 /// What a kernel's process may read: the system's files, its shared
 /// object (one drop_root copied into memory needs no rule), its own /proc
-/// entry, and what OpenBLAS reads to learn the CPU.
+/// entry, what OpenBLAS reads to learn the CPU, and /dev/urandom.
 landlock_rules kernel_rules(const std::string& so) {
   landlock_rules rules{system_read_paths(), {}};
   if (so.rfind(code_fd_prefix, 0) != 0)
     rules.read.push_back(so);
   for (const char* path :
-    {"/proc/self", "/proc/cpuinfo", "/sys/devices/system/cpu"})
+    {"/proc/self", "/proc/cpuinfo", "/sys/devices/system/cpu", "/dev/urandom"})
     rules.read.emplace_back(path);
   return rules;
 }

@@ -136,7 +136,8 @@ TEST_CASE("a compile reads only the toolchain and its build directory") {
   // Run as root, a source quoted any file of the machine in its compile
   // log, which goes to the agent: "error: 'the' does not name a type" and
   // the line. Files of eat's run (this test's directory stands for them),
-  // other processes' environments and /dev/zero are out of reach too.
+  // other processes' environments, /dev/zero and /dev/urandom (read for
+  // ever, up to the compile's memory limit) are out of reach too.
   auto dir = make_temp_dir();
   auto secret = dir.path() / "secret.txt";
   eat::test::write_text(secret, "the machine's secret 4711\n");
@@ -152,7 +153,8 @@ TEST_CASE("a compile reads only the toolchain and its build directory") {
   for (auto source : {"#include \"" + secret.string() + "\"\n",
          "asm(\".incbin \\\"" + secret.string() + "\\\"\");\n",
          std::string{"#include \"/proc/1/environ\"\n"},
-         std::string{"#include \"/dev/zero\"\n"}}) {
+         std::string{"#include \"/dev/zero\"\n"},
+         std::string{"#include \"/dev/urandom\"\n"}}) {
     auto result = c.compile(source, flags, "candidate.cpp");
     REQUIRE(result);
     INFO(source << result->log);

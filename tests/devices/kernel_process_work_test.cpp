@@ -197,6 +197,26 @@ TEST_CASE("the hidden-work rule puts one gap of up to 10 ms down to the "
   CHECK(worked_between_calls(candidate, baseline));
 }
 
+TEST_CASE("a candidate cannot raise its allowance between calls by working "
+          "longer in its own calls") {
+  // A red-team candidate spent 5 s in each of its untimed check calls (180
+  // s in all: 1.8 s allowed between calls), then precomputed 80 % of each
+  // timed call's rows between calls: passed 4.12x, re-verified 4.00x.
+  const idle_figures baseline{30'000, 2'000, 200, 1'700'000'000};
+  // 100 timed calls of 17 ms, 13.6 ms of each done between calls.
+  const idle_figures precomputes{1'360'000'000, 14'000'000, 200, 340'000'000};
+  CHECK(worked_between_calls(precomputes, baseline));
+  auto inflated = precomputes;
+  inflated.call_cpu_ns += 180'000'000'000;
+  CHECK(worked_between_calls(inflated, baseline));
+  // An honest candidate slower than the baseline keeps the baseline's
+  // allowance: 1 ms + 1 % of 1.7 s.
+  CHECK_FALSE(
+    worked_between_calls({17'000'000, 100'000, 200, 3'400'000'000}, baseline));
+  CHECK(worked_between_calls(
+    {19'000'000 + 10'000'000, 10'000'000, 200, 3'400'000'000}, baseline));
+}
+
 TEST_CASE("work while the baseline's calls run is held to 0.5 % of their "
           "time, less than the rule between calls allows") {
   // 800 calls of the baseline of 1 ms each.

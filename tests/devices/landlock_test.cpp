@@ -97,4 +97,5 @@ TEST_CASE("the system's read paths hold the toolchain, not the machine's "
   CHECK_FALSE(has("/home"));
   CHECK_FALSE(has("/tmp"));
   CHECK_FALSE(has("/dev/zero"));
+  CHECK_FALSE(has("/dev/urandom"));
 }

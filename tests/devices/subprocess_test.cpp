@@ -71,27 +71,44 @@ TEST_CASE("a bare name in the spec's environment removes that variable "
   CHECK(std::string{::getenv("EAT_TEST_GONE")} == "parent");
 }
 
-TEST_CASE("a child gets none of the parent's secrets unless the spec keeps "
-          "them") {
+TEST_CASE("a child gets none of the parent's secrets, and only the variables "
+          "a compiler or a runner needs, unless the spec keeps them all") {
   ::setenv("EAT_TEST_API_KEY", "sk-parent", 1);
   ::setenv("EAT_TEST_Token", "t-parent", 1);
   ::setenv("EAT_TEST_PLAIN", "plain", 1);
+  // What a red-team kernel printed into its result: no word that looks
+  // secret names them.
+  ::setenv("DATABASE_URL", "postgres://admin:hunter2@db/prod", 1);
+  ::setenv("GH_PAT", "ghp_x", 1);
+  ::setenv("CUDA_CACHE_PATH", "/tmp/cc", 1);
   process_spec spec;
   spec.argv = {"sh", "-c",
-    "printf '%s|%s|%s' \"${EAT_TEST_API_KEY-unset}\" "
-    "\"${EAT_TEST_Token-unset}\" \"$EAT_TEST_PLAIN\""};
+    "printf '%s|%s|%s|%s|%s|%s|%s' \"${EAT_TEST_API_KEY-unset}\" "
+    "\"${EAT_TEST_Token-unset}\" \"$EAT_TEST_PLAIN\" "
+    "\"${DATABASE_URL-unset}\" \"${GH_PAT-unset}\" \"$CUDA_CACHE_PATH\" "
+    "\"${PATH:+path}\""};
   auto run = run_captured(spec, 30);
   REQUIRE(run);
-  CHECK(run->output == "unset|unset|plain");
+  CHECK(run->output == "unset|unset|plain|unset|unset|/tmp/cc|path");
   spec.keep_secrets = true;
   run = run_captured(spec, 30);
   REQUIRE(run);
-  CHECK(run->output == "sk-parent|t-parent|plain");
+  CHECK(run->output
+        == "sk-parent|t-parent|plain|postgres://admin:hunter2@db/prod|ghp_x|"
+           "/tmp/cc|path");
+  for (const char* name : {"DATABASE_URL", "GH_PAT", "CUDA_CACHE_PATH"})
+    ::unsetenv(name);
   CHECK(secret_name("AWS_SECRET_ACCESS_KEY"));
   CHECK(secret_name("OPENAI_API_KEY"));
   CHECK(secret_name("DB_PASSWORD"));
   CHECK_FALSE(secret_name("CUDA_VISIBLE_DEVICES"));
   CHECK_FALSE(secret_name("LD_LIBRARY_PATH"));
+  CHECK(inherited_name("PATH"));
+  CHECK(inherited_name("LC_NUMERIC"));
+  CHECK(inherited_name("HIP_VISIBLE_DEVICES"));
+  CHECK_FALSE(inherited_name("PATHS"));
+  CHECK_FALSE(inherited_name("MYSQL_PWD"));
+  CHECK_FALSE(inherited_name("SENTRY_DSN"));
 }
 
 TEST_CASE("a child leads a session of its own, without a controlling "

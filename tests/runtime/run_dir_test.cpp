@@ -34,6 +34,23 @@ TEST_CASE("a new run directory holds the configuration, a store and a work "
   CHECK(dir->best_kernel() == dir->path() / "best_kernel.cpp");
 }
 
+TEST_CASE("a run directory is its owner's alone, also once resumed") {
+  // Kernels running as `run_as` could stat its store and its agents'
+  // kernels (sizes, times) though they could not open them.
+  test::temp_dir tmp;
+  fs::path path;
+  {
+    auto dir = run_dir::create(tmp.path(), "demo", "");
+    REQUIRE(dir);
+    path = dir->path();
+    CHECK(fs::status(path).permissions() == fs::perms::owner_all);
+  }
+  fs::permissions(path, fs::perms{0755}); // a run from before 2026-12-07
+  auto opened = run_dir::open(path);
+  REQUIRE(opened);
+  CHECK(fs::status(path).permissions() == fs::perms::owner_all);
+}
+
 TEST_CASE("two runs started in the same second get different directories") {
   test::temp_dir tmp;
   auto a = run_dir::create(tmp.path(), "demo", "");

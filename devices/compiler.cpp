@@ -104,12 +104,9 @@ fs::path resolve_program(const std::string& program) {
   return {};
 }
 
-/// What a compile reads: the system's directories, the installation of
-/// `program` (/usr/local/cuda-13.0 for its bin/nvcc, the directory of one
-/// not in a bin/; never "/") and the
-/// paths listed in EAT_COMPILE_PATHS, separated by ':'.
-/// The installation of `program`: the directory above its bin/, or its
-/// own directory; "" if it is not found or that is "/".
+/// The installation of `program`: the directory above its bin/
+/// (/usr/local/cuda-13.0 for its bin/nvcc), or its own directory; "" if it
+/// is not found or that is "/".
 std::string installation_of(const std::string& program) {
   auto dir = resolve_program(program).parent_path();
   auto prefix = dir.filename() == "bin" ? dir.parent_path() : dir;
@@ -118,6 +115,8 @@ std::string installation_of(const std::string& program) {
   return prefix.string();
 }
 
+/// What a compile reads: the system's directories, the installation of
+/// `program` and the paths listed in EAT_COMPILE_PATHS, separated by ':'.
 std::vector<std::string> toolchain_paths(const std::string& program) {
   auto paths = system_read_paths();
   if (auto prefix = installation_of(program); !prefix.empty())

@@ -45,7 +45,7 @@ TEST_CASE("a run directory is its owner's alone, also once resumed") {
     path = dir->path();
     CHECK(fs::status(path).permissions() == fs::perms::owner_all);
   }
-  fs::permissions(path, fs::perms{0755}); // a run from before 2026-12-07
+  fs::permissions(path, fs::perms{0755}); // a run made before runs were private
   auto opened = run_dir::open(path);
   REQUIRE(opened);
   CHECK(fs::status(path).permissions() == fs::perms::owner_all);

@@ -49,6 +49,11 @@ constexpr number_rule at_least_one{"a number >= 1", [](double x) {
 constexpr number_rule open_unit{"a number in (0, 1)", [](double x) {
                                   return x > 0 && x < 1;
                                 }};
+/// The sim device's relative spread: at 0.5 its lower bounds reach 0 (a
+/// noise of 1e308 gave negative times and intervals).
+constexpr number_rule sim_noise{"a number in [0, 0.5)", [](double x) {
+                                  return x >= 0 && x < 0.5;
+                                }};
 
 constexpr string_rule any_text{"a string", [](std::string_view) {
                                  return true;
@@ -345,7 +350,7 @@ sim_section read_sim(table_reader s) {
   r.count = s.integer("count", 0, 4096).value_or(r.count);
   r.compile_s = s.number("compile_s", seconds_or_zero).value_or(r.compile_s);
   r.run_s = s.number("run_s", seconds_or_zero).value_or(r.run_s);
-  r.noise = s.number("noise", non_negative).value_or(r.noise);
+  r.noise = s.number("noise", sim_noise).value_or(r.noise);
   r.peak_speedup = s.number("peak_speedup", positive).value_or(r.peak_speedup);
   r.fail_health_after = s.integer("fail_health_after", 0, max_integer)
                           .value_or(r.fail_health_after);

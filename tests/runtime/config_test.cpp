@@ -373,6 +373,9 @@ TEST_CASE("values out of range are rejected with the range") {
     {"devices.cuda", "run_as", "1", "a string, got 1"},
     {"devices.hip", "user_namespace", "\"no\"", "a boolean, got string \"no\""},
     {"devices.cuda", "only_its_gpu", "1", "a boolean, got 1"},
+    // Past 0.5 the sim device reported negative times and intervals.
+    {"devices.sim", "noise", "1e308", "a number in [0, 0.5), got float"},
+    {"devices.sim", "noise", "-0.1", "a number in [0, 0.5), got float -0.1"},
     {"timing", "warmup", "100001", "an integer in [0, 100000]"},
     {"timing", "min_samples", "0", "an integer in [1, 1000000]"},
     {"timing", "min_time_s", "-0.1",

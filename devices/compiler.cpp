@@ -133,6 +133,28 @@ std::vector<std::string> toolchain_paths(const std::string& program) {
   return paths;
 }
 
+/// The directories that `flags` name for headers and libraries (-I,
+/// -isystem, -iquote, -idirafter, -L, joined or separate), which a
+/// confined compile may read too: flags come from the configuration and
+/// the task, never from an agent.
+std::vector<std::string> flag_paths(const std::vector<std::string>& flags) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < flags.size(); ++i)
+    for (const char* option :
+      {"-isystem", "-iquote", "-idirafter", "-I", "-L"}) {
+      std::string_view flag = flags[i];
+      if (flag.rfind(option, 0) != 0)
+        continue;
+      auto rest = flag.substr(std::string_view{option}.size());
+      if (!rest.empty())
+        out.emplace_back(rest);
+      else if (i + 1 < flags.size())
+        out.push_back(flags[++i]);
+      break;
+    }
+  return out;
+}
+
 } // namespace
 
 std::string first_error_line(const std::string& log) {
@@ -258,9 +280,12 @@ caf::expected<compile_result> compiler::compile(const std::string& source,
   // leaves behind even when it succeeds) go with the build directory, also
   // when a deadline kills the compile.
   spec.env = {"TMPDIR=" + fs::absolute(dir->path()).string()};
-  if (confined())
+  if (confined()) {
     spec.confine = landlock_rules{
       reads_, {fs::absolute(dir->path()).string(), "/dev/null"}};
+    for (auto& path : flag_paths(flags))
+      spec.confine->read.push_back(std::move(path));
+  }
   auto run = run_captured(spec, timeout_s_);
   if (!run)
     return make_error(error::compile_failed, render(run.error()));

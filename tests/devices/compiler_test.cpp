@@ -173,6 +173,34 @@ TEST_CASE("a compile reads only the toolchain and its build directory") {
   CHECK(fine->ok);
 }
 
+TEST_CASE("a confined compile reads the header and library directories its "
+          "flags name") {
+  // Flags come from the configuration and the task, not from agents.
+  auto dir = make_temp_dir();
+  auto include = dir.path() / "include";
+  eat::test::write_text(include / "eat_test_header.h", "#define EAT_SEVEN 7\n");
+  auto c = make_compiler(dir);
+  auto source = std::string{"#include <eat_test_header.h>\n"
+                            "int eat_seven() { return EAT_SEVEN; }\n"};
+  for (const auto& with :
+    std::vector<std::vector<std::string>>{{"-O1", "-I" + include.string()},
+      {"-O1", "-isystem", include.string()}}) {
+    auto result = c.compile(source, with, "candidate.cpp");
+    REQUIRE(result);
+    INFO(result->log);
+    CHECK(result->ok);
+  }
+  if (!c.confined())
+    return;
+  // The same header named by its path, without the flag, is out of reach.
+  auto named = c.compile(
+    "#include \"" + (include / "eat_test_header.h").string() + "\"\n", flags,
+    "candidate.cpp");
+  REQUIRE(named);
+  CHECK_FALSE(named->ok);
+  CHECK(contains(named->log, "Permission denied"));
+}
+
 TEST_CASE("no build directories are left behind") {
   auto dir = make_temp_dir();
   auto c = make_compiler(dir);

@@ -119,6 +119,7 @@ std::vector<std::string> build_argv(const attempt_plan& p,
 cli_run_spec run_spec(const attempt_plan& p, const fs::path& dir) {
   cli_run_spec spec;
   spec.argv = build_argv(p, dir);
+  spec.keeper = p.opts->keeper_program;
   spec.cwd = dir;
   auto names = base_env;
   names.insert(names.end(), p.opts->env_allow.begin(),
@@ -380,6 +381,10 @@ caf::expected<void> check_cli_agent(const cli_agent_options& opts) {
     return make_error(error::invalid_config, "agents.cli: eat program '"
                                                + opts.eat_program
                                                + "' not found");
+  if (!opts.keeper_program.empty() && !find_program(opts.keeper_program, ""))
+    return make_error(
+      error::invalid_config, "agents.cli: " + opts.keeper_program
+                               + " not found: eat-keeper is built next to eat");
   return {};
 }
 

@@ -70,6 +70,9 @@ struct cli_agent_options {
   double eval_timeout_s = 1800;
   /// Path of the eat executable that `./eval` runs (`eat agent-eval`).
   std::string eat_program;
+  /// Path of eat-keeper, under which the CLI runs so that the daemons it
+  /// starts die with it (keeper.hpp); empty: the CLI runs directly.
+  std::string keeper_program;
   /// The device `./eval` submits to; none: eval answers "unavailable".
   device_actor device;
   /// Where parent kernels of custom candidates are read from

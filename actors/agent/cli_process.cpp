@@ -98,6 +98,21 @@ std::string seconds_text(double s) {
   return buf;
 }
 
+/// Seconds the pump waits beyond kill_grace_s for a keeper, which kills and
+/// reaps what is left once kill_grace_s has passed.
+constexpr double keeper_margin_s = 5;
+
+/// The command to start: spec.argv, under the keeper if there is one.
+std::vector<std::string> spawned_argv(const cli_run_spec& spec) {
+  if (spec.keeper.empty())
+    return spec.argv;
+  std::vector<std::string> argv{spec.keeper, "--parent",
+    std::to_string(::getpid()), "--grace", seconds_text(spec.kill_grace_s),
+    "--"};
+  argv.insert(argv.end(), spec.argv.begin(), spec.argv.end());
+  return argv;
+}
+
 caf::expected<started_child> start_child(const cli_run_spec& spec) {
   if (spec.argv.empty())
     return make_error(error::agent_failed, "cannot start an empty command");
@@ -126,8 +141,9 @@ caf::expected<started_child> start_child(const cli_run_spec& spec) {
   posix_spawnattr_setpgroup(&setup.attr, 0);
   posix_spawnattr_setsigmask(&setup.attr, &none);
   posix_spawnattr_setsigdefault(&setup.attr, &all);
+  auto args = spawned_argv(spec);
   std::vector<char*> argv;
-  for (const auto& arg : spec.argv)
+  for (const auto& arg : args)
     argv.push_back(const_cast<char*>(arg.c_str()));
   argv.push_back(nullptr);
   std::vector<char*> envp;
@@ -138,8 +154,8 @@ caf::expected<started_child> start_child(const cli_run_spec& spec) {
   int rc = posix_spawn(&child.pid, argv[0], fa, &setup.attr, argv.data(),
                        envp.data());
   if (rc != 0)
-    return make_error(error::agent_failed, "cannot start " + spec.argv[0]
-                                             + ": " + std::strerror(rc));
+    return make_error(error::agent_failed,
+      "cannot start " + args[0] + ": " + std::strerror(rc));
   // Glibc 2.36's <sys/pidfd.h> lacks extern "C": use the system call.
   int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, child.pid, 0));
   if (pidfd < 0) {
@@ -177,6 +193,10 @@ public:
     if (!exited_)
       ::kill(-child_.pid, SIGKILL);
     result_.status = reap();
+    // A keeper that had to kill the CLI dies of SIGKILL itself.
+    if (!spec_.keeper.empty() && result_.end != cli_end::exited
+        && result_.status.signal == SIGKILL)
+      result_.killed = true;
     flush_line();
     trim(result_.output, spec_.max_output, &result_.dropped);
     trim(result_.errors, spec_.max_errors, nullptr);
@@ -232,10 +252,16 @@ private:
     return true;
   }
 
+  /// SIGTERM to the group, or to the keeper, which passes it on and kills
+  /// the group once the grace period is over; SIGKILL to the group follows
+  /// in step() if nothing has exited by then.
   void stop(cli_end why) {
     result_.end = why;
-    ::kill(-child_.pid, SIGTERM);
-    grace_end_ = clock_type::now() + as_duration(spec_.kill_grace_s);
+    bool kept = !spec_.keeper.empty();
+    ::kill(kept ? child_.pid : -child_.pid, SIGTERM);
+    grace_end_
+      = clock_type::now()
+        + as_duration(spec_.kill_grace_s + (kept ? keeper_margin_s : 0.0));
     phase_ = phase::terminating;
     child_.pipes.in.reset();
   }

@@ -4,7 +4,9 @@
 // (bounded), and four ways to stop it early: a wall-clock timeout, an idle
 // timeout (no output for N s), the caller's line callback asking to stop
 // (e.g. over budget), and the run ending (a flag). Stopping sends SIGTERM to
-// the whole group, then SIGKILL after a grace period. See docs/agent-cli.md.
+// the whole group, then SIGKILL after a grace period. Under eat-keeper
+// (cli_run_spec::keeper), processes that left the group die too. See
+// docs/agent-cli.md.
 //
 // Plain code, no actors: the cli agent calls run_cli_process from its own
 // (detached) thread; the callback runs on that thread too.
@@ -47,6 +49,10 @@ using cli_line_callback = std::function<bool(std::string_view line)>;
 struct cli_run_spec {
   /// Program and arguments; argv[0] must be a path (see find_program).
   std::vector<std::string> argv;
+  /// The path of eat-keeper (actors/agent/keeper.hpp), which then runs
+  /// argv so that nothing it starts outlives it, daemons included; empty:
+  /// argv runs directly, and only its process group is stopped.
+  std::string keeper;
   /// Working directory of the child.
   std::filesystem::path cwd;
   /// The complete environment of the child, as "NAME=value" strings.

@@ -66,6 +66,7 @@ cli_agent_options fake_options(const fs::path& work, const std::string& script,
   o.kill_grace_s = 5;
   o.retries = 3;
   o.retry_base_s = 0;
+  o.keeper_program = EAT_KEEPER_PATH; // as eat runs them
   return o;
 }
 
@@ -351,6 +352,13 @@ TEST_CASE("cli agent: the start-up check names a missing program") {
   auto no_prompts = check_cli_agent(o);
   REQUIRE_FALSE(no_prompts);
   CHECK_THAT(render(no_prompts.error()), Catch::Contains("implementer.md"));
+  o.prompts_dir = EAT_PROMPTS_DIR;
+  o.keeper_program = (work.path() / "eat-keeper").string();
+  auto no_keeper = check_cli_agent(o);
+  REQUIRE_FALSE(no_keeper);
+  CHECK_THAT(render(no_keeper.error()),
+    Catch::Contains("eat-keeper not found: eat-keeper is built next "
+                    "to eat"));
   o.preset = "cursor";
   CHECK_FALSE(check_cli_agent(o));
 }

@@ -1,14 +1,21 @@
 // Specification of the cli agent's process control (cli_process.hpp): argv
 // without a shell, stdin, the environment allow-list, bounded output, the
-// idle and wall-clock timeouts, and SIGTERM then SIGKILL to the group.
+// idle and wall-clock timeouts, SIGTERM then SIGKILL to the group, and
+// eat-keeper (keeper.hpp), under which eat runs every CLI: nothing the CLI
+// starts outlives it, daemons included.
 
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <cerrno>
 #include <csignal>
 #include <cstdlib>
 #include <fstream>
 #include <string>
+
+#include <poll.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "actors/agent/cli_process.hpp"
 #include "actors/protocol/error.hpp"
@@ -30,7 +37,34 @@ cli_run_spec spec_for(std::vector<std::string> argv,
   spec.timeout_s = 60;
   spec.idle_timeout_s = 60;
   spec.kill_grace_s = 5;
+  spec.keeper = EAT_KEEPER_PATH; // as the cli agent runs them
   return spec;
+}
+
+/// The pid written to `file` by tests/actors/agent/fakes/daemon.sh.
+pid_t pid_in(const std::filesystem::path& file) {
+  std::ifstream in{file};
+  long pid = 0;
+  in >> pid;
+  return static_cast<pid_t>(pid);
+}
+
+/// Whether process `pid` has ended, waiting for at most `seconds` (it need
+/// not be our child: a pidfd becomes readable when it exits).
+bool ended_within(pid_t pid, int seconds) {
+  int fd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  if (fd < 0)
+    return errno == ESRCH;
+  pollfd p{fd, POLLIN, 0};
+  bool ended = ::poll(&p, 1, seconds * 1000) == 1;
+  ::close(fd);
+  return ended;
+}
+
+/// Whether process `pid` is gone now (no waiting: zombies count as alive
+/// until reaped, and the keeper reaps before it exits).
+bool gone(pid_t pid) {
+  return ::kill(pid, 0) == -1 && errno == ESRCH;
 }
 
 } // namespace
@@ -175,7 +209,119 @@ TEST_CASE("cli process: a child is stopped once the run halts") {
 
 TEST_CASE("cli process: a program that cannot start is an error") {
   test::temp_dir dir;
-  auto r = run_cli_process(spec_for({"/nonexistent/cli"}, dir.path()));
+  auto spec = spec_for({"/nonexistent/cli"}, dir.path());
+  spec.keeper.clear();
+  auto r = run_cli_process(spec);
   REQUIRE_FALSE(r);
   CHECK_THAT(render(r.error()), Catch::Contains("/nonexistent/cli"));
+  spec.keeper = "/nonexistent/eat-keeper";
+  r = run_cli_process(spec);
+  REQUIRE_FALSE(r);
+  CHECK_THAT(
+    render(r.error()), Catch::Contains("cannot start /nonexistent/eat-keeper"));
+}
+
+TEST_CASE(
+  "cli process: a daemon the CLI started is killed when the CLI exits") {
+  test::temp_dir dir;
+  auto r
+    = run_cli_process(spec_for({fake_cli("daemon.sh"), "exit"}, dir.path()));
+  REQUIRE(r);
+  CHECK(r->output == "daemon started\n");
+  CHECK(describe_end(*r, spec_for({}, dir.path())) == "exited with status 0");
+  auto daemon = pid_in(dir.path() / "daemon.pid");
+  REQUIRE(daemon > 0);
+  CHECK(gone(daemon));
+}
+
+TEST_CASE("cli process: without the keeper, a daemon that left the group "
+          "outlives the CLI") {
+  // Why the keeper exists: the group kill cannot reach it.
+  test::temp_dir dir;
+  auto spec = spec_for({fake_cli("daemon.sh"), "exit"}, dir.path());
+  spec.keeper.clear();
+  auto r = run_cli_process(spec);
+  REQUIRE(r);
+  auto daemon = pid_in(dir.path() / "daemon.pid");
+  REQUIRE(daemon > 0);
+  CHECK_FALSE(gone(daemon));
+  ::kill(daemon, SIGKILL);
+  CHECK(ended_within(daemon, 30));
+}
+
+TEST_CASE("cli process: a stubborn CLI and its daemon are killed after the "
+          "grace period") {
+  test::temp_dir dir;
+  auto spec = spec_for({fake_cli("daemon.sh"), "stubborn"}, dir.path());
+  spec.idle_timeout_s = 0.3;
+  spec.kill_grace_s = 0.2;
+  auto r = run_cli_process(spec);
+  REQUIRE(r);
+  CHECK(r->end == cli_end::idle);
+  CHECK(r->killed);
+  CHECK(r->status.signal == SIGKILL);
+  CHECK(r->seconds < 5); // the keeper's grace, not the pump's margin
+  CHECK(gone(pid_in(dir.path() / "cli.pid")));
+  CHECK(gone(pid_in(dir.path() / "daemon.pid")));
+}
+
+TEST_CASE("cli process: a CLI and its daemon die when the run halts") {
+  test::temp_dir dir;
+  std::atomic<bool> halt{false};
+  auto spec = spec_for({fake_cli("daemon.sh"), "hang"}, dir.path());
+  spec.halt = &halt;
+  spec.on_line = [&](std::string_view) {
+    halt = true;
+    return true;
+  };
+  auto r = run_cli_process(spec);
+  REQUIRE(r);
+  CHECK(r->end == cli_end::halted);
+  CHECK_FALSE(r->killed);
+  CHECK(r->status.signal == SIGTERM);
+  CHECK(gone(pid_in(dir.path() / "cli.pid")));
+  CHECK(gone(pid_in(dir.path() / "daemon.pid")));
+}
+
+TEST_CASE("cli process: when the process that started the keeper dies, the "
+          "CLI and its daemon die too") {
+  // As when eat is killed: a shell stands in for it, starts the keeper
+  // (outside its own group, so that only the keeper's parent-death signal
+  // can stop it), waits for the daemon and exits.
+  test::temp_dir dir;
+  auto spec = spec_for(
+    {"/bin/sh", "-c",
+      "mkfifo out; setsid \"$0\" --parent $$ --grace 1 -- \"$1\" hang "
+      "> out & read -r line < out; echo \"$line\"",
+      EAT_KEEPER_PATH, fake_cli("daemon.sh")},
+    dir.path());
+  spec.keeper.clear();
+  auto r = run_cli_process(spec);
+  REQUIRE(r);
+  REQUIRE(r->output == "daemon started\n");
+  CHECK(ended_within(pid_in(dir.path() / "cli.pid"), 30));
+  CHECK(ended_within(pid_in(dir.path() / "daemon.pid"), 30));
+}
+
+TEST_CASE("cli process: the keeper reports bad arguments and a program it "
+          "cannot run") {
+  test::temp_dir dir;
+  auto spec = spec_for({"/nonexistent/cli"}, dir.path());
+  auto r = run_cli_process(spec);
+  REQUIRE(r);
+  CHECK(describe_end(*r, spec) == "exited with status 127");
+  CHECK_THAT(
+    r->errors, Catch::Contains("eat-keeper: cannot run /nonexistent/cli"));
+  spec = spec_for(
+    {EAT_KEEPER_PATH, "--parent", "1", "--grace", "soon", "--", "/bin/true"},
+    dir.path());
+  spec.keeper.clear();
+  r = run_cli_process(spec);
+  REQUIRE(r);
+  CHECK(describe_end(*r, spec) == "exited with status 125");
+  CHECK_THAT(r->errors, Catch::Contains("--grace: not a number of seconds"));
+  spec.argv = {EAT_KEEPER_PATH, "--parent", "1", "--", "/bin/true"};
+  r = run_cli_process(spec);
+  REQUIRE(r);
+  CHECK_THAT(r->errors, Catch::Contains("eat (pid 1) is gone"));
 }

@@ -1,0 +1,201 @@
+#include "actors/agent/keeper.hpp"
+
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include <fcntl.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "devices/runner/orphans.hpp"
+
+namespace eat {
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+/// Exit status when the keeper itself cannot start.
+constexpr int keeper_failed = 125;
+/// Exit status when the program cannot be run (as a shell says it).
+constexpr int cannot_run = 127;
+
+struct keeper_args {
+  pid_t parent = 0;
+  double grace_s = 5;
+  char** program = nullptr;
+};
+
+int complain(const std::string& what) {
+  std::fprintf(stderr, "eat-keeper: %s\n", what.c_str());
+  return keeper_failed;
+}
+
+/// Parses "--parent PID --grace S -- PROGRAM ARGS..."; false after saying
+/// why on stderr.
+bool parse(int argc, char** argv, keeper_args& out) {
+  int i = 1;
+  for (; i + 1 < argc && std::strcmp(argv[i], "--") != 0; i += 2) {
+    char* end = nullptr;
+    if (std::strcmp(argv[i], "--parent") == 0) {
+      auto pid = std::strtol(argv[i + 1], &end, 10);
+      if (*end != '\0' || pid <= 0)
+        return complain(
+                 std::string{"--parent: not a process id: "} + argv[i + 1]),
+               false;
+      out.parent = static_cast<pid_t>(pid);
+    } else if (std::strcmp(argv[i], "--grace") == 0) {
+      out.grace_s = std::strtod(argv[i + 1], &end);
+      if (*end != '\0' || !std::isfinite(out.grace_s) || out.grace_s < 0)
+        return complain(std::string{"--grace: not a number of seconds: "}
+                        + argv[i + 1]),
+               false;
+    } else {
+      return complain(std::string{"unknown option "} + argv[i]), false;
+    }
+  }
+  if (i >= argc || std::strcmp(argv[i], "--") != 0 || i + 1 >= argc)
+    return complain("usage: eat-keeper --parent PID [--grace SECONDS] -- "
+                    "PROGRAM [ARGS...]"),
+           false;
+  if (out.parent == 0)
+    return complain("--parent is required"), false;
+  out.program = argv + i + 1;
+  return true;
+}
+
+/// The signals the keeper waits for instead of dying of them.
+sigset_t waited_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int sig : {SIGCHLD, SIGTERM, SIGINT, SIGHUP})
+    sigaddset(&set, sig);
+  return set;
+}
+
+/// Starts the program in this process group with the signal mask `mask`;
+/// its pid, or -1 after saying why.
+pid_t start_program(char** program, const sigset_t& mask) {
+  pid_t pid = ::fork();
+  if (pid != 0) {
+    if (pid < 0)
+      complain(std::string{"cannot fork: "} + std::strerror(errno));
+    return pid;
+  }
+  ::sigprocmask(SIG_SETMASK, &mask, nullptr);
+  ::execv(program[0], program);
+  std::fprintf(stderr, "eat-keeper: cannot run %s: %s\n", program[0],
+    std::strerror(errno));
+  ::_exit(cannot_run);
+}
+
+/// Waits until the program exits (true, its wait status in `status`) or
+/// until `grace_s` after the first request to stop (false). A request to
+/// stop is passed on to the whole group as SIGTERM.
+bool wait_for(pid_t program, double grace_s, int& status) {
+  auto signals = waited_signals();
+  bool stopping = false;
+  auto deadline = clock_type::time_point::max();
+  for (;;) {
+    int sig = 0;
+    if (!stopping) {
+      sig = ::sigwaitinfo(&signals, nullptr);
+    } else {
+      auto left = deadline - clock_type::now();
+      if (left <= clock_type::duration::zero())
+        return false;
+      auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(left);
+      timespec wait{static_cast<time_t>(ns.count() / 1'000'000'000),
+        static_cast<long>(ns.count() % 1'000'000'000)};
+      sig = ::sigtimedwait(&signals, nullptr, &wait);
+    }
+    if (sig < 0)
+      continue; // EINTR, or EAGAIN: the loop looks at the deadline
+    if (sig == SIGCHLD) {
+      // Reaps adopted orphans that ended, and the program once it has.
+      int st = 0;
+      pid_t got = 0;
+      while ((got = ::waitpid(-1, &st, WNOHANG)) > 0)
+        if (got == program) {
+          status = st;
+          return true;
+        }
+    } else if (!stopping) {
+      stopping = true;
+      deadline = clock_type::now()
+                 + std::chrono::duration_cast<clock_type::duration>(
+                   std::chrono::duration<double>(grace_s));
+      ::kill(0, SIGTERM); // the keeper's own copy stays blocked
+    }
+  }
+}
+
+/// Ends the keeper by the signal `sig` (without a core dump of the
+/// keeper).
+int end_by_signal(int sig) {
+  rlimit no_core{0, 0};
+  ::setrlimit(RLIMIT_CORE, &no_core);
+  ::signal(sig, SIG_DFL);
+  sigset_t only;
+  sigemptyset(&only);
+  sigaddset(&only, sig);
+  ::sigprocmask(SIG_UNBLOCK, &only, nullptr);
+  ::raise(sig);
+  return 128 + sig;
+}
+
+/// Ends the keeper as the program ended: the same exit status, or the same
+/// signal.
+int end_as(int status) {
+  if (WIFEXITED(status))
+    return WEXITSTATUS(status);
+  return end_by_signal(WTERMSIG(status));
+}
+
+/// Points the keeper's own stdin and stdout at /dev/null: the program has
+/// its copies, and the keeper must not hold the pipes open.
+void let_go_of_stdio() {
+  int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+  if (null < 0)
+    return;
+  ::dup2(null, 0);
+  ::dup2(null, 1);
+  ::close(null);
+}
+
+} // namespace
+
+int keeper_main(int argc, char** argv) {
+  keeper_args args;
+  if (!parse(argc, argv, args))
+    return keeper_failed;
+  auto signals = waited_signals();
+  sigset_t before;
+  ::sigprocmask(SIG_BLOCK, &signals, &before);
+  ::prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0);
+  if (::getppid() != args.parent)
+    return complain("eat (pid " + std::to_string(args.parent)
+                    + ") is gone; not starting " + args.program[0]);
+  if (!devices::adopt_orphans())
+    complain(std::string{"cannot become a child subreaper ("}
+             + std::strerror(errno) + "): daemons of " + args.program[0]
+             + " may outlive it");
+  pid_t program = start_program(args.program, before);
+  if (program < 0)
+    return keeper_failed;
+  let_go_of_stdio();
+  int status = 0;
+  bool ended = wait_for(program, args.grace_s, status);
+  devices::end_children(); // the program too, when its grace ran out
+  return ended ? end_as(status) : end_by_signal(SIGKILL);
+}
+
+} // namespace eat

@@ -70,30 +70,39 @@ caf::expected<socket_address> address_of(const fs::path& path) {
   return a;
 }
 
-clock_type::time_point deadline_after(double s) {
-  return clock_type::now()
-         + std::chrono::duration_cast<clock_type::duration>(
-           std::chrono::duration<double>(s));
+/// When a transfer gives up: at `deadline`, or once `abort_fd` (if not -1)
+/// becomes readable (the server is stopping).
+struct transfer_limit {
+  clock_type::time_point deadline;
+  int abort_fd = -1;
+};
+
+transfer_limit deadline_after(double s, int abort_fd = -1) {
+  return {clock_type::now()
+            + std::chrono::duration_cast<clock_type::duration>(
+              std::chrono::duration<double>(s)),
+    abort_fd};
 }
 
-/// Waits for `events` on `fd` until `deadline`; false on timeout or error.
-bool wait_for(int fd, short events, clock_type::time_point deadline) {
+/// Waits for `events` on `fd` within `limit`; false on timeout, abort or
+/// error.
+bool wait_for(int fd, short events, const transfer_limit& limit) {
   for (;;) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-      deadline - clock_type::now());
+      limit.deadline - clock_type::now());
     if (left.count() < 0)
       return false;
-    pollfd p{fd, events, 0};
-    int rc = ::poll(&p, 1, static_cast<int>(std::min<int64_t>(
-                             left.count() + 1, 60'000)));
+    pollfd p[2] = {{fd, events, 0}, {limit.abort_fd, POLLIN, 0}};
+    int rc = ::poll(
+      p, 2, static_cast<int>(std::min<int64_t>(left.count() + 1, 60'000)));
     if (rc > 0)
-      return true;
+      return p[1].revents == 0;
     if (rc < 0 && errno != EINTR)
       return false;
   }
 }
 
-bool send_all(int fd, std::string_view data, clock_type::time_point deadline) {
+bool send_all(int fd, std::string_view data, const transfer_limit& deadline) {
   while (!data.empty()) {
     if (!wait_for(fd, POLLOUT, deadline))
       return false;
@@ -107,8 +116,8 @@ bool send_all(int fd, std::string_view data, clock_type::time_point deadline) {
   return true;
 }
 
-caf::expected<std::string> recv_exact(int fd, size_t n,
-                                      clock_type::time_point deadline) {
+caf::expected<std::string> recv_exact(
+  int fd, size_t n, const transfer_limit& deadline) {
   std::string out(n, '\0');
   size_t got = 0;
   while (got < n) {
@@ -124,16 +133,15 @@ caf::expected<std::string> recv_exact(int fd, size_t n,
   return out;
 }
 
-bool send_frame(int fd, std::string_view body,
-                clock_type::time_point deadline) {
+bool send_frame(int fd, std::string_view body, const transfer_limit& deadline) {
   auto n = static_cast<uint32_t>(body.size());
   char head[4] = {static_cast<char>(n >> 24), static_cast<char>(n >> 16),
                   static_cast<char>(n >> 8), static_cast<char>(n)};
   return send_all(fd, {head, 4}, deadline) && send_all(fd, body, deadline);
 }
 
-caf::expected<std::string> recv_frame(int fd, size_t max,
-                                      clock_type::time_point deadline) {
+caf::expected<std::string> recv_frame(
+  int fd, size_t max, const transfer_limit& deadline) {
   auto head = recv_exact(fd, 4, deadline);
   if (!head)
     return head;
@@ -184,10 +192,15 @@ eval_server::eval_server(fs::path path, unique_fd listener,
 }
 
 eval_server::~eval_server() {
+  stopping_ = true;
   char byte = 1;
   while (::write(wakeup_.write.get(), &byte, 1) < 0 && errno == EINTR)
     ; // retry
   thread_.join();
+  // Connections waiting for their request or their turn end at once; an
+  // evaluation in progress is waited for.
+  for (auto& c : connections_)
+    c->thread.join();
   std::error_code ec;
   fs::remove(path_, ec);
 }
@@ -206,25 +219,63 @@ void eval_server::serve() {
     unique_fd conn{::accept4(listener_.get(), nullptr, nullptr,
                              SOCK_CLOEXEC)};
     if (conn)
-      serve_one(conn.get());
+      accept_one(std::move(conn));
   }
+}
+
+void eval_server::accept_one(unique_fd fd) {
+  // Joins the threads of connections that are over.
+  for (auto i = connections_.begin(); i != connections_.end();) {
+    if ((*i)->done) {
+      (*i)->thread.join();
+      i = connections_.erase(i);
+    } else {
+      ++i;
+    }
+  }
+  if (connections_.size() >= max_eval_connections) {
+    send_frame(fd.get(),
+      "status: error\ndetail: busy: " + std::to_string(max_eval_connections)
+        + " connections to this workspace's eval channel are "
+          "open; close one and ask again\n",
+      deadline_after(1, wakeup_.read.get()));
+    return;
+  }
+  auto c = std::make_unique<connection>();
+  c->fd = std::move(fd);
+  auto* raw = c.get();
+  c->thread = std::thread{[this, raw] {
+    serve_one(raw->fd.get());
+    raw->fd.reset();
+    raw->done = true;
+  }};
+  connections_.push_back(std::move(c));
 }
 
 void eval_server::serve_one(int fd) {
   auto request = recv_frame(fd, max_eval_request,
-                            deadline_after(transfer_timeout_s));
+    deadline_after(transfer_timeout_s, wakeup_.read.get()));
   if (!request) {
-    send_frame(fd, "status: error\ndetail: bad request: " + render(request.error())
-                     + "\n",
-               deadline_after(transfer_timeout_s));
+    send_frame(fd,
+      "status: error\ndetail: bad request: " + render(request.error()) + "\n",
+      deadline_after(transfer_timeout_s, wakeup_.read.get()));
     return;
   }
-  auto text = handler_(*request);
+  std::string text;
+  {
+    // One evaluation at a time; the others wait here, not in the accept
+    // loop, so that a slow or idle client holds up no one's request.
+    std::lock_guard<std::mutex> turn{evaluating_};
+    if (stopping_)
+      text = "status: error\ndetail: the agent's attempt is over\n";
+    else
+      text = handler_(*request);
+  }
   if (text.size() > max_eval_reply)
     text.resize(max_eval_reply);
   ++served_;
   // A client that went away meanwhile is fine: the answer is dropped.
-  send_frame(fd, text, deadline_after(transfer_timeout_s));
+  send_frame(fd, text, deadline_after(transfer_timeout_s, wakeup_.read.get()));
 }
 
 std::string render_eval_text(const eval_result& r) {

@@ -11,8 +11,10 @@
 // answers the same way with text (at most max_eval_reply bytes) whose first
 // line is "status: <status>". See docs/agent-cli.md.
 //
-// An eval_server is owned by the cli agent's attempt; its handler runs on the
-// server's thread, one request at a time.
+// An eval_server is owned by the cli agent's attempt. Each connection gets a
+// thread of its own (at most max_eval_connections at once), so a client
+// that connects and sends nothing holds up no one; the handler runs on
+// those threads one request at a time.
 
 #pragma once
 
@@ -21,7 +23,9 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <list>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 
@@ -39,6 +43,10 @@ constexpr size_t max_eval_request = size_t{4} << 20;
 /// Largest answer the server sends (longer texts are cut).
 constexpr size_t max_eval_reply = size_t{1} << 20;
 
+/// Most connections a server serves at once; one more is answered "status:
+/// error" and "busy".
+constexpr size_t max_eval_connections = 8;
+
 /// Turns a kernel source into the text shown to the agent.
 using eval_handler = std::function<std::string(const std::string& source)>;
 
@@ -50,8 +58,8 @@ public:
   static caf::expected<std::unique_ptr<eval_server>>
   start(const std::filesystem::path& socket_path, eval_handler handler);
 
-  /// Stops the thread (after the request in progress, if any) and removes
-  /// the socket file.
+  /// Stops the threads (after the evaluation in progress, if any; waiting
+  /// requests are dropped) and removes the socket file.
   ~eval_server();
 
   eval_server(const eval_server&) = delete;
@@ -66,7 +74,15 @@ private:
   eval_server(std::filesystem::path path, devices::unique_fd listener,
               devices::pipe_ends wakeup, eval_handler handler);
 
+  /// One client's connection and the thread serving it.
+  struct connection {
+    devices::unique_fd fd;
+    std::thread thread;
+    std::atomic<bool> done{false};
+  };
+
   void serve();
+  void accept_one(devices::unique_fd fd);
   void serve_one(int fd);
 
   std::filesystem::path path_;
@@ -74,6 +90,11 @@ private:
   devices::pipe_ends wakeup_;
   eval_handler handler_;
   std::atomic<size_t> served_{0};
+  std::atomic<bool> stopping_{false};
+  /// Held while the handler runs.
+  std::mutex evaluating_;
+  /// Touched only by the accept thread, and by the destructor after it.
+  std::list<std::unique_ptr<connection>> connections_;
   std::thread thread_;
 };
 

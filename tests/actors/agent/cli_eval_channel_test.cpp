@@ -6,7 +6,9 @@
 
 #include <sys/stat.h>
 
+#include <chrono>
 #include <fstream>
+#include <vector>
 
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -56,17 +58,22 @@ device_actor::behavior_type canned_device(device_actor::pointer) {
   };
 }
 
-/// Connects to `path` and sends `bytes` raw, then closes.
-void send_raw(const fs::path& path, const std::string& bytes) {
-  int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+/// A connection to `path` that sends nothing until closed.
+devices::unique_fd connect_idle(const fs::path& path) {
+  devices::unique_fd fd{::socket(AF_UNIX, SOCK_STREAM, 0)};
   sockaddr_un a{};
   a.sun_family = AF_UNIX;
   std::snprintf(a.sun_path, sizeof(a.sun_path), "%s", path.c_str());
-  REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0);
+  REQUIRE(::connect(fd.get(), reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0);
+  return fd;
+}
+
+/// Connects to `path` and sends `bytes` raw, then closes.
+void send_raw(const fs::path& path, const std::string& bytes) {
+  auto fd = connect_idle(path);
   if (!bytes.empty())
-    REQUIRE(::write(fd, bytes.data(), bytes.size())
+    REQUIRE(::write(fd.get(), bytes.data(), bytes.size())
             == static_cast<ssize_t>(bytes.size()));
-  ::close(fd);
 }
 
 } // namespace
@@ -101,6 +108,49 @@ TEST_CASE("eval channel: clients that disconnect or lie about sizes do not stop 
   CHECK(*answer == "status: passed\n");
   CHECK((*server)->served() == 1);
   CHECK_FALSE(request_eval(sock, std::string(max_eval_request + 1, 'x'), 10));
+}
+
+TEST_CASE("eval channel: a client that connects and sends nothing holds up "
+          "no one") {
+  // The server read one connection at a time: an idle one held every other
+  // request for 30 s (longer than this client's 10 s).
+  test::temp_dir tmp;
+  auto sock = tmp.path() / "eval.sock";
+  auto server = eval_server::start(sock, [](const std::string&) {
+    return std::string{"status: passed\n"};
+  });
+  REQUIRE(server);
+  auto idle = connect_idle(sock);
+  auto answer = request_eval(sock, "int k();", 10);
+  REQUIRE(answer);
+  CHECK(*answer == "status: passed\n");
+  auto start = std::chrono::steady_clock::now();
+  server->reset(); // drops the idle connection instead of waiting 30 s
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(20));
+}
+
+TEST_CASE("eval channel: too many open connections are answered busy") {
+  test::temp_dir tmp;
+  auto sock = tmp.path() / "eval.sock";
+  auto server = eval_server::start(sock, [](const std::string&) {
+    return std::string{"status: passed\n"};
+  });
+  REQUIRE(server);
+  std::vector<devices::unique_fd> idle;
+  for (size_t i = 0; i < max_eval_connections; ++i)
+    idle.push_back(connect_idle(sock));
+  auto answer = request_eval(sock, "int k();", 10);
+  REQUIRE(answer);
+  CHECK_THAT(*answer, Catch::StartsWith("status: error\ndetail: busy: 8 "
+                                        "connections"));
+  idle.pop_back(); // one closes: there is room again
+  for (;;) { // until the server has noticed (each try is answered at once)
+    answer = request_eval(sock, "int k();", 10);
+    REQUIRE(answer);
+    if (answer->find("busy") == std::string::npos)
+      break;
+  }
+  CHECK(*answer == "status: passed\n");
 }
 
 TEST_CASE("eval channel: long socket paths work through the folder") {

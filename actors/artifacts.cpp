@@ -29,7 +29,23 @@ std::string workload_table(const eval_result& r) {
   return out;
 }
 
+/// kernel.cpp, result.md and (when the compiler said anything) build.log
+/// of one evaluation, in `dir`.
+std::vector<file_write> files_in(
+  const std::string& dir, const candidate& c, const eval_result& r) {
+  std::vector<file_write> out{{dir + "kernel.cpp", c.source, c.agent},
+    {dir + "result.md", result_markdown(c, r), c.team}};
+  if (!r.build_log.empty())
+    out.push_back({dir + "build.log", r.build_log, c.team});
+  return out;
+}
+
 } // namespace
+
+std::vector<file_write> agent_eval_files(
+  const candidate& c, const eval_result& r) {
+  return files_in(agent_eval_dir(c), c, r);
+}
 
 std::string candidate_dir(const candidate& c) {
   return "/teams/" + c.team + "/candidates/" + c.id + "/";
@@ -56,14 +72,13 @@ std::string result_markdown(const candidate& c, const eval_result& r) {
   return out;
 }
 
+std::string agent_eval_dir(const candidate& c) {
+  return "/teams/" + c.team + "/evals/" + c.id + "/";
+}
+
 std::vector<file_write> evaluation_files(const candidate& c,
                                          const eval_result& r, bool new_best) {
-  auto dir = candidate_dir(c);
-  std::vector<file_write> out{{dir + "kernel.cpp", c.source, c.agent},
-                              {dir + "result.md", result_markdown(c, r),
-                               c.team}};
-  if (!r.build_log.empty())
-    out.push_back({dir + "build.log", r.build_log, c.team});
+  auto out = files_in(candidate_dir(c), c, r);
   if (new_best)
     out.push_back({"/teams/" + c.team + "/best_kernel.cpp", c.source, c.team});
   return out;

@@ -1,6 +1,7 @@
 // The files a run writes into its namespace (docs/store-layout.md) besides
-// the log: per candidate its kernel, build log and a result report; per team
-// its notes and best kernel. Pure functions; any thread.
+// the log: per candidate, and per kernel an agent benchmarked with ./eval,
+// its kernel, build log and a result report; per team its notes and best
+// kernel. Pure functions; any thread.
 
 #pragma once
 
@@ -16,6 +17,15 @@ namespace eat {
 
 /// "/teams/<team>/candidates/<id>/" for candidate `c`.
 std::string candidate_dir(const candidate& c);
+
+/// "/teams/<team>/evals/<id>/" for a kernel `c` that an agent benchmarked
+/// with `./eval`.
+std::string agent_eval_dir(const candidate& c);
+
+/// The files of one `./eval`: kernel.cpp, result.md and, when the compiler
+/// said anything, build.log, in agent_eval_dir(c).
+std::vector<file_write> agent_eval_files(
+  const candidate& c, const eval_result& r);
 
 /// A markdown report of one evaluation: status, reason, per-workload
 /// figures, method, device, compiler, hashes.

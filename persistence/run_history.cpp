@@ -71,6 +71,15 @@ caf::expected<void> on_proposal_failed(
   return caf::unit;
 }
 
+caf::expected<void> on_agent_evaluated(
+  run_history& h, const event& e, const agent_evaluated& x) {
+  auto team = h.teams.find(x.team);
+  if (team == h.teams.end())
+    return bad_event(e, "./eval of unknown team " + x.team);
+  team->second.agent_evaluations += 1;
+  return caf::unit;
+}
+
 caf::expected<void> on_evaluation_started(run_history& h, const event& e,
                                           evaluation_started x) {
   if (h.candidates.count(x.candidate) == 0)
@@ -259,6 +268,10 @@ caf::expected<void> dispatch(run_history& h, const event& e) {
     case event_kind::proposal_failed:
       return with_body<proposal_failed>(e, [&](auto x) {
         return on_proposal_failed(h, e, x);
+      });
+    case event_kind::agent_evaluated:
+      return with_body<agent_evaluated>(e, [&](auto x) {
+        return on_agent_evaluated(h, e, x);
       });
   }
   return bad_event(e, "unknown event kind");

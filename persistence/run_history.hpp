@@ -34,6 +34,8 @@ struct team_history {
   uint64_t tokens = 0;
   /// Assignments its agents ended without a candidate (proposal_failed).
   uint64_t failed_proposals = 0;
+  /// Kernels its agents benchmarked with `./eval` (agent_evaluated).
+  uint64_t agent_evaluations = 0;
   /// False once the team was dissolved, split or merged.
   bool active = true;
   /// The event kind that ended it ("team_dissolved", ...), empty if active.

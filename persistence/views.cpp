@@ -101,6 +101,10 @@ void add_touched(view_records& out, const run_history& h, const event& e) {
       if (auto x = decoded(proposal_failed{}))
         add_team(out, h, x->team);
       break;
+    case event_kind::agent_evaluated:
+      if (auto x = decoded(agent_evaluated{}))
+        add_team(out, h, x->team);
+      break;
     case event_kind::team_split:
       if (auto x = decoded(team_split{}))
         add_team(out, h, x->team);

@@ -110,6 +110,15 @@ std::string details(const event& e) {
         return x.agent + " (" + x.team + ", " + std::to_string(x.tokens)
                + " tokens): " + x.failure.substr(0, x.failure.find('\n'));
       });
+    case event_kind::agent_evaluated:
+      return with<agent_evaluated>(e, [](const auto& x) {
+        const auto& r = x.result;
+        return x.agent + " (" + x.team + ") ./eval " + r.candidate + ": "
+               + to_string(r.status)
+               + (r.status == eval_status::passed
+                    ? " " + fixed(r.geomean_speedup) + "x"
+                    : ": " + r.detail.substr(0, r.detail.find('\n')));
+      });
   }
   return "";
 }

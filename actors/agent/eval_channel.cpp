@@ -17,7 +17,9 @@
 
 #include <caf/scoped_actor.hpp>
 
+#include "actors/artifacts.hpp"
 #include "actors/protocol/error.hpp"
+#include "actors/protocol/event_body.hpp"
 #include "actors/protocol/file_read.hpp"
 #include "devices/gpu_resources.hpp"
 
@@ -303,12 +305,36 @@ std::string render_eval_text(const eval_result& r) {
   return out;
 }
 
+namespace {
+
+/// Logs a kernel an agent benchmarked (agent_evaluated, with its files);
+/// "" or a note for the agent saying why it could not.
+std::string log_agent_eval(caf::scoped_actor& self, const store_actor& store,
+  const candidate& c, const eval_result& r) {
+  if (!store)
+    return {};
+  agent_evaluated body{c.team, c.agent, r};
+  body.result.build_log.clear(); // it is in the files
+  std::string note;
+  self
+    ->request(store, std::chrono::seconds(60), commit_atom_v,
+      std::vector<event>{make_event(event_kind::agent_evaluated, body)},
+      agent_eval_files(c, r))
+    .receive([](uint64_t) {},
+      [&](caf::error& err) {
+        note = "note: this evaluation was not logged: " + render(err) + "\n";
+      });
+  return note;
+}
+
+} // namespace
+
 eval_handler device_eval_handler(caf::actor_system& sys, device_actor device,
-                                 task_spec task, candidate proto,
-                                 uint64_t seed, double timeout_s) {
+  task_spec task, candidate proto, uint64_t seed, double timeout_s,
+  store_actor store) {
   auto count = std::make_shared<uint64_t>(0);
-  return [&sys, device, task = std::move(task), proto = std::move(proto),
-          seed, timeout_s, count](const std::string& source) -> std::string {
+  return [&sys, device, task = std::move(task), proto = std::move(proto), seed,
+           timeout_s, count, store](const std::string& source) -> std::string {
     if (!device)
       return "status: unavailable\ndetail: evaluation unavailable: this "
              "agent was given no device\n";
@@ -320,10 +346,13 @@ eval_handler device_eval_handler(caf::actor_system& sys, device_actor device,
     auto timeout = std::chrono::milliseconds(
       static_cast<int64_t>(timeout_s * 1000));
     self->request(device, timeout, evaluate_atom_v, task, c, seed)
-      .receive([&](eval_result& r) { text = render_eval_text(r); },
-               [&](caf::error& err) {
-                 text = "status: error\ndetail: " + render(err) + "\n";
-               });
+      .receive(
+        [&](eval_result& r) {
+          text = render_eval_text(r) + log_agent_eval(self, store, c, r);
+        },
+        [&](caf::error& err) {
+          text = "status: error\ndetail: " + render(err) + "\n";
+        });
     return text;
   };
 }
@@ -348,10 +377,15 @@ caf::expected<std::string> request_eval(const fs::path& socket_path,
     return io_error("cannot connect to " + socket_path.string());
   auto deadline = deadline_after(timeout_s);
   errno = 0;
-  if (!send_frame(fd.get(), source, deadline))
+  if (!send_frame(fd.get(), source, deadline)) {
+    auto why = errno != 0 ? std::string{std::strerror(errno)} : "timed out";
+    // A server that is busy answers without reading, and closes.
+    if (auto early = recv_frame(fd.get(), max_eval_reply, deadline);
+        early && !early->empty())
+      return early;
     return make_error(error::io_failure,
-      "cannot send the kernel to " + socket_path.string() + ": "
-        + (errno != 0 ? std::strerror(errno) : "timed out"));
+      "cannot send the kernel to " + socket_path.string() + ": " + why);
+  }
   auto answer = recv_frame(fd.get(), max_eval_reply, deadline);
   if (answer && answer->empty())
     return make_error(error::io_failure,

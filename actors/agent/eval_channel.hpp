@@ -102,13 +102,17 @@ private:
 /// speedup, one line per workload, and the detail or build log on failure.
 std::string render_eval_text(const eval_result& r);
 
-/// A handler that sends each source, as a copy of `proto` with that source,
-/// to `device` and renders its answer; without a device it answers
-/// "status: unavailable" and "evaluation unavailable". Call only from a
-/// thread that may block (it waits up to `timeout_s` for the device).
+/// A handler that sends each source, as a copy of `proto` with that source
+/// and the id "<proto.id>-eval<k>", to `device` and renders its answer;
+/// without a device it answers "status: unavailable" and "evaluation
+/// unavailable". With a `store`, each evaluation the device answered is
+/// logged there (event agent_evaluated, files in /teams/<team>/evals/<id>/);
+/// an answer that could not be logged ends with a "note:" line saying why.
+/// Call only from a thread that may block (it waits up to `timeout_s` for
+/// the device, and up to 60 s for the store).
 eval_handler device_eval_handler(caf::actor_system& sys, device_actor device,
-                                 task_spec task, candidate proto,
-                                 uint64_t seed, double timeout_s);
+  task_spec task, candidate proto, uint64_t seed, double timeout_s,
+  store_actor store = {});
 
 /// Sends `source` to the server at `socket_path` and returns its answer;
 /// fails with error::io_failure when the channel breaks or `timeout_s`

@@ -22,6 +22,7 @@ std::string to_string(event_kind x) {
     case event_kind::node_lost: return "node_lost";
     case event_kind::operator_action: return "operator_action";
     case event_kind::proposal_failed: return "proposal_failed";
+    case event_kind::agent_evaluated: return "agent_evaluated";
   }
   return "unknown";
 }

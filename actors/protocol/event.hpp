@@ -22,6 +22,8 @@
 //   node_joined          -> node_joined
 //   node_lost            -> node_lost
 //   operator_action      -> operator_action
+//   proposal_failed      -> proposal_failed
+//   agent_evaluated      -> agent_evaluated
 //
 // Codes are stable: new kinds are added at the end.
 
@@ -33,6 +35,7 @@
 
 #include "actors/protocol/candidate.hpp"
 #include "actors/protocol/describe.hpp"
+#include "actors/protocol/result.hpp"
 #include "actors/protocol/task.hpp"
 
 namespace eat {
@@ -78,8 +81,11 @@ enum class event_kind : uint8_t {
   /// An agent's assignment ended without a candidate (body:
   /// proposal_failed).
   proposal_failed,
+  /// An agent benchmarked a kernel for itself with `./eval` (body:
+  /// agent_evaluated).
+  agent_evaluated,
 };
-EAT_WIRE_ENUM(event_kind, proposal_failed)
+EAT_WIRE_ENUM(event_kind, agent_evaluated)
 
 /// Returns the kind's name, e.g. "candidate_submitted".
 std::string to_string(event_kind x);
@@ -243,5 +249,19 @@ struct proposal_failed {
   token_usage usage;
 };
 EAT_DESCRIBE(proposal_failed, team, agent, failure, tokens, usage)
+
+/// Body of event_kind::agent_evaluated: a kernel that an agent benchmarked
+/// on a device with `./eval` while it worked (docs/agent-cli.md). It is no
+/// candidate of the run: it counts in no evaluation budget and cannot
+/// become the best. Its source, report and build log are in
+/// /teams/<team>/evals/<result.candidate>/.
+struct agent_evaluated {
+  std::string team;
+  std::string agent;
+  /// The device's answer; result.candidate is "<team>-<agent>-<n>-eval<k>"
+  /// and the build log is left out (it is in the files).
+  eval_result result;
+};
+EAT_DESCRIBE(agent_evaluated, team, agent, result)
 
 } // namespace eat

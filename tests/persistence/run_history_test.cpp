@@ -123,6 +123,27 @@ TEST_CASE("a failed proposal counts its tokens for its team and the run") {
     render(bad.error()), Catch::Contains("failed proposal of unknown team t9"));
 }
 
+TEST_CASE("a kernel an agent benchmarked with ./eval counts for its team, "
+          "not as a candidate") {
+  log_builder log;
+  log.start().submit("t1-c0001", 500);
+  eval_result r;
+  r.candidate = "t1-t1_a1-1-eval1";
+  r.status = eval_status::passed;
+  r.geomean_speedup = 9;
+  log.add(event_kind::agent_evaluated, agent_evaluated{"t1", "t1.a1", r});
+  auto h = rebuild(log.events);
+  REQUIRE(h);
+  CHECK(h->teams["t1"].agent_evaluations == 1);
+  CHECK(h->evaluations == 0);
+  CHECK(h->results.count("t1-t1_a1-1-eval1") == 0);
+  CHECK(h->teams["t1"].submitted == 1);
+  log.add(event_kind::agent_evaluated, agent_evaluated{"t9", "t9.a1", r});
+  auto bad = rebuild(log.events);
+  REQUIRE_FALSE(bad);
+  CHECK_THAT(render(bad.error()), Catch::Contains("./eval of unknown team t9"));
+}
+
 TEST_CASE("run_finished and run_resumed set whether the run is finished") {
   log_builder log;
   log.start().add(event_kind::run_finished, sample_summary());

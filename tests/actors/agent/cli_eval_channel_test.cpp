@@ -8,6 +8,8 @@
 
 #include <chrono>
 #include <fstream>
+#include <map>
+#include <memory>
 #include <vector>
 
 #include <sys/socket.h>
@@ -20,6 +22,7 @@
 #include "actors/agent/cli_process.hpp"
 #include "actors/agent/eval_channel.hpp"
 #include "actors/protocol/error.hpp"
+#include "actors/protocol/wire.hpp"
 #include "runtime/system_setup.hpp"
 #include "tests/actors/agent/cli_fixtures.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -54,6 +57,40 @@ device_actor::behavior_type canned_device(device_actor::pointer) {
       w.speedup_high = 2.6;
       r.workloads.push_back(w);
       return r;
+    },
+  };
+}
+
+/// What recording_store received.
+struct store_record {
+  std::vector<event> events;
+  std::vector<file_write> files;
+  /// Commits are refused (as a store refuses an event of an unknown team).
+  bool refuse = false;
+};
+
+/// A store that records commits into `rec` (or refuses them).
+store_actor::behavior_type recording_store(
+  store_actor::pointer, std::shared_ptr<store_record> rec) {
+  return {
+    [](append_atom, const event&) -> uint64_t {
+      return 0;
+    },
+    [rec](commit_atom, std::vector<event>& events,
+      std::vector<file_write>& files) -> caf::result<uint64_t> {
+      if (rec->refuse)
+        return make_error(error::malformed_message, "unknown team");
+      for (auto& e : events)
+        rec->events.push_back(std::move(e));
+      for (auto& f : files)
+        rec->files.push_back(std::move(f));
+      return uint64_t{rec->events.size()};
+    },
+    [](file_atom, const std::string&, uint64_t) -> std::string {
+      return {};
+    },
+    [](read_atom, uint64_t) -> std::vector<event> {
+      return {};
     },
   };
 }
@@ -202,6 +239,49 @@ TEST_CASE("eval channel: the device handler forwards kernels to the device") {
   CHECK_THAT(text, Catch::Contains("expected ';'"));
   auto none = device_eval_handler(*f.sys, device_actor{}, t, proto, 7, 30);
   CHECK_THAT(none("int k();"), Catch::Contains("evaluation unavailable"));
+}
+
+TEST_CASE("eval channel: each kernel the device evaluated is logged with its "
+          "files") {
+  // ./eval used the device and left no trace in the run.
+  actor_fixture f;
+  auto dev = f.sys->spawn(canned_device);
+  auto rec = std::make_shared<store_record>();
+  auto store = f.sys->spawn(recording_store, rec);
+  task_spec t;
+  candidate proto;
+  proto.id = "t1-t1_a1-3";
+  proto.team = "t1";
+  proto.agent = "t1.a1";
+  auto handler = device_eval_handler(*f.sys, dev, t, proto, 7, 30, store);
+  CHECK_THAT(handler("int fast();"), Catch::StartsWith("status: passed\n"));
+  CHECK_THAT(handler("broken"), Catch::StartsWith("status: compile_error\n"));
+  REQUIRE(rec->events.size() == 2);
+  CHECK(rec->events[0].kind == event_kind::agent_evaluated);
+  auto first = wire::decode<agent_evaluated>(rec->events[0].body);
+  REQUIRE(first);
+  CHECK(first->team == "t1");
+  CHECK(first->agent == "t1.a1");
+  CHECK(first->result.candidate == "t1-t1_a1-3-eval1");
+  CHECK(first->result.status == eval_status::passed);
+  auto second = wire::decode<agent_evaluated>(rec->events[1].body);
+  REQUIRE(second);
+  CHECK(second->result.candidate == "t1-t1_a1-3-eval2");
+  CHECK(second->result.build_log.empty()); // it is in build.log
+  std::map<std::string, std::string> files;
+  for (const auto& file : rec->files)
+    files[file.path] = file.bytes;
+  CHECK(files["/teams/t1/evals/t1-t1_a1-3-eval1/kernel.cpp"] == "int fast();");
+  CHECK_THAT(files["/teams/t1/evals/t1-t1_a1-3-eval1/result.md"],
+    Catch::StartsWith("# t1-t1_a1-3-eval1: passed"));
+  CHECK(files["/teams/t1/evals/t1-t1_a1-3-eval2/build.log"]
+        == "kernel.cpp:1: error: expected ';'");
+  rec->refuse = true;
+  auto unlogged = handler("int fast();");
+  CHECK_THAT(unlogged, Catch::StartsWith("status: passed\n"));
+  CHECK_THAT(unlogged, Catch::Contains("\nnote: this evaluation was not "
+                                       "logged: "));
+  CHECK_THAT(unlogged, Catch::EndsWith("unknown team\n"));
 }
 
 TEST_CASE("eval channel: eat agent-eval prints the answer and exits by status") {

@@ -463,6 +463,9 @@ std::map<event_kind, std::pair<std::string, std::string>> samples_by_kind() {
     {k::proposal_failed,
       {wire::encode(proposal_failed{"t1", "t1.a1", "timed out", 12, {}}),
         "\"failure\":\"timed out\",\"tokens\":12"}},
+    {k::agent_evaluated,
+      {wire::encode(agent_evaluated{"t1", "t1.a1", sample_result()}),
+        "\"agent\":\"t1.a1\",\"result\":{"}},
   };
 }
 

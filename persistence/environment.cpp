@@ -1,5 +1,6 @@
 #include "persistence/environment.hpp"
 
+#include <algorithm>
 #include <string>
 #include <system_error>
 
@@ -61,6 +62,26 @@ caf::expected<void> check_file_size(MDB_env* env, const fs::path& dir) {
   return caf::unit;
 }
 
+/// Opens `dir` mapped at `map_size` bytes, or (0) at what the environment's
+/// meta page records.
+caf::expected<env_ptr> open_mapped(
+  const std::string& where, uint64_t map_size, bool read_only) {
+  MDB_env* raw = nullptr;
+  if (auto rc = mdb_env_create(&raw); rc != MDB_SUCCESS)
+    return lmdb_error("mdb_env_create", rc, where);
+  env_ptr env{raw}; // Also closes the handle when mdb_env_open fails.
+  if (auto rc = mdb_env_set_maxdbs(raw, max_named_dbs); rc != MDB_SUCCESS)
+    return lmdb_error("mdb_env_set_maxdbs", rc, where);
+  if (map_size > 0)
+    if (auto rc = mdb_env_set_mapsize(raw, map_size); rc != MDB_SUCCESS)
+      return lmdb_error("mdb_env_set_mapsize", rc, where);
+  unsigned flags = MDB_NOTLS | (read_only ? MDB_RDONLY : 0u);
+  if (auto rc = mdb_env_open(raw, where.c_str(), flags, 0644);
+      rc != MDB_SUCCESS)
+    return lmdb_error("mdb_env_open", rc, where);
+  return env;
+}
+
 } // namespace
 
 caf::expected<env_ptr> open_environment(
@@ -69,21 +90,22 @@ caf::expected<env_ptr> open_environment(
   if (!existing)
     return existing.error();
   auto where = dir.string();
-  MDB_env* raw = nullptr;
-  if (auto rc = mdb_env_create(&raw); rc != MDB_SUCCESS)
-    return lmdb_error("mdb_env_create", rc, where);
-  env_ptr env{raw}; // Also closes the handle when mdb_env_open fails.
-  if (auto rc = mdb_env_set_maxdbs(raw, max_named_dbs); rc != MDB_SUCCESS)
-    return lmdb_error("mdb_env_set_maxdbs", rc, where);
   // An existing environment keeps the (possibly grown) size its meta page
   // records; a new one starts at map_size.
-  if (!*existing)
-    if (auto rc = mdb_env_set_mapsize(raw, map_size); rc != MDB_SUCCESS)
-      return lmdb_error("mdb_env_set_mapsize", rc, where);
-  unsigned flags = MDB_NOTLS | (read_only ? MDB_RDONLY : 0u);
-  if (auto rc = mdb_env_open(raw, where.c_str(), flags, 0644);
-      rc != MDB_SUCCESS)
-    return lmdb_error("mdb_env_open", rc, where);
+  auto env = open_mapped(where, *existing ? 0 : map_size, read_only);
+  if (!env && *existing) {
+    // A damaged meta page can record exabytes, which LMDB cannot map
+    // ("Cannot allocate memory"): map map_size or the file's size,
+    // whichever is larger, instead. The store grows the map when it fills.
+    std::error_code ec;
+    auto bytes = fs::file_size(dir / "data.mdb", ec);
+    auto size = std::max<uint64_t>(map_size, ec ? 0 : bytes);
+    if (auto retry = open_mapped(where, size, read_only))
+      env = std::move(retry);
+  }
+  if (!env)
+    return env.error();
+  auto* raw = env->get();
   if (auto ok = check_file_size(raw, dir); !ok)
     return ok.error();
   if (current_map_size(raw) < map_size)

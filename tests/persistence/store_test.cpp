@@ -209,6 +209,36 @@ TEST_CASE("a truncated store is refused instead of crashing") {
   CHECK_THAT(eat::render(s.error()), Catch::Contains(dir.string()));
 }
 
+TEST_CASE("a store whose meta pages record a damaged map size still opens") {
+  // It said "mdb_env_open failed ...: Cannot allocate memory": LMDB mapped
+  // the size the meta page records, here 2^64 - 1 bytes.
+  eat::test::temp_dir tmp;
+  auto dir = tmp.path() / "store";
+  make_store(dir, 20'000);
+  auto bytes = read_file(dir / "data.mdb");
+  // Two meta pages of 4096 bytes: a 16-byte page header, then the magic
+  // 0xBEEFC0DE, the version, the map address and the map size.
+  for (size_t page : {size_t{0}, size_t{4096}}) {
+    REQUIRE(bytes.size() > page + 40);
+    REQUIRE(bytes.substr(page + 16, 4) == std::string{"\xde\xc0\xef\xbe"});
+    bytes.replace(page + 32, 8, std::string(8, '\xff'));
+  }
+  write_file(dir / "data.mdb", bytes);
+  auto read_only = GENERATE(false, true);
+  INFO("read_only " << read_only);
+  auto s = store::open(dir, store_options{.read_only = read_only});
+  REQUIRE(s);
+  auto meta = (*s)->handle(eat::persistence::db::meta);
+  auto kept = value_of(
+    (*s)->view([&](eat::persistence::txn& t) -> caf::expected<std::string> {
+      auto v = t.get(meta, "key3");
+      if (!v)
+        return v.error();
+      return *v ? std::string{**v} : std::string{"(missing)"};
+    }));
+  CHECK(kept == std::string(1000, 'x'));
+}
+
 TEST_CASE("a read-only open of a missing store fails and creates nothing") {
   eat::test::temp_dir tmp;
   auto dir = tmp.path() / "missing";

@@ -4,7 +4,9 @@
 #include <iostream>
 #include <map>
 
+#include "actors/protocol/error.hpp"
 #include "actors/protocol/wire.hpp"
+#include "devices/subprocess.hpp"
 #include "runtime/agent_setup.hpp"
 #include "runtime/cli.hpp"
 #include "runtime/config_override.hpp"
@@ -83,6 +85,60 @@ caf::expected<void> check_task_devices(
   return make_error(error::invalid_config, why);
 }
 
+/// Refuses a CPU device whose compiler cannot run (`<compiler> --version`),
+/// before a run directory is made: the devices are set up after it, and
+/// the run directory was left behind, unusable.
+caf::expected<void> check_cpu_compiler(const config& cfg) {
+  if (cfg.cpu_slots == 0)
+    return {};
+  const auto& program = cfg.cpu.compiler;
+  auto probe = devices::run_captured({program, "--version"}, "", 30);
+  if (!probe)
+    return make_error(
+      error::invalid_config, "devices.cpu.compiler: cannot run '" + program
+                               + "': " + render(probe.error()));
+  if (probe->timed_out || !probe->status.exited || probe->status.code != 0)
+    return make_error(error::invalid_config,
+      "devices.cpu.compiler: '" + program + " --version' "
+        + (probe->timed_out ? std::string{"timed out after 30 s"}
+                            : devices::to_string(probe->status)));
+  return {};
+}
+
+/// The task, once everything that can be checked before the run directory
+/// exists has been: the task file, the agents, the devices for the task
+/// and the CPU compiler. All of their errors come back at once (one per
+/// line, the first one's code), so that one attempt shows every mistake.
+caf::expected<task_spec> preflight(const config& cfg) {
+  std::vector<caf::error> errors;
+  auto task = load_task(
+    cfg.run.tasks_dir, cfg.run.task, task_overrides{cfg.run.workloads});
+  if (!task)
+    errors.push_back(task.error());
+  if (auto ok = check_agent_backend(cfg); !ok)
+    errors.push_back(ok.error());
+  if (task)
+    if (auto ok = check_task_devices(cfg, *task); !ok)
+      errors.push_back(ok.error());
+  if (auto ok = check_cpu_compiler(cfg); !ok)
+    errors.push_back(ok.error());
+  if (errors.empty())
+    return task;
+  if (errors.size() == 1)
+    return errors.front();
+  // Later lines name their code only when it differs from the first's.
+  auto code = code_of(errors.front());
+  auto prefix = to_string(code) + ": ";
+  std::string text;
+  for (const auto& e : errors) {
+    auto line = render(e);
+    if (line.rfind(prefix, 0) == 0)
+      line.erase(0, prefix.size());
+    text += (text.empty() ? "" : "\n") + line;
+  }
+  return make_error(code, std::move(text));
+}
+
 } // namespace
 
 exit_code cmd_run(const std::vector<std::string>& args, std::ostream& out) {
@@ -106,14 +162,9 @@ exit_code cmd_run(const std::vector<std::string>& args, std::ostream& out) {
     cfg = with_overrides(*cfg, a);
   if (!cfg)
     return fail(cfg.error());
-  auto task = load_task(
-    cfg->run.tasks_dir, cfg->run.task, task_overrides{cfg->run.workloads});
+  auto task = preflight(*cfg);
   if (!task)
     return fail(task.error());
-  if (auto ok = check_agent_backend(*cfg); !ok)
-    return fail(ok.error());
-  if (auto ok = check_task_devices(*cfg, *task); !ok)
-    return fail(ok.error());
   auto dir = run_dir::create(
     cfg->run.root, cfg->run.name, cfg->text, a.options["run-dir"]);
   if (!dir)

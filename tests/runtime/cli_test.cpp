@@ -127,6 +127,30 @@ TEST_CASE("a run whose agents cannot work fails at once, saying what is "
   CHECK_FALSE(std::filesystem::exists(tmp.path() / "runs"));
 }
 
+TEST_CASE("every mistake that can be found before a run starts is reported "
+          "at once, and no run directory is left") {
+  // One mistake was shown per attempt, and a missing compiler was found
+  // only after the run directory had been made.
+  eat::test::temp_dir tmp;
+  auto file = tmp.path() / "config.toml";
+  std::ofstream{file} << "[run]\ntask = \"sgemm_cuda\"\ntasks_dir = \""
+                      << EAT_SOURCE_DIR << "/kernels\"\nroot = \""
+                      << (tmp.path() / "runs").string()
+                      << "\"\n[agents]\nbackend = \"cli\"\n[agents.cli]\n"
+                         "preset = \"claude\"\nprogram = "
+                         "\"no-such-agent-cli\"\n[devices.cpu]\ncompiler = "
+                         "\"no-such-compiler\"\n";
+  auto r = eat_cli({"run", file.string()});
+  CHECK(r.code == exit_code::invalid_input);
+  CHECK_THAT(r.out, Catch::StartsWith("eat: invalid_config: "));
+  CHECK_THAT(r.out, Catch::Contains("agents.cli: program "
+                                    "'no-such-agent-cli' not found"));
+  CHECK_THAT(r.out, Catch::Contains("\ntask sgemm_cuda runs on cuda only"));
+  CHECK_THAT(r.out, Catch::Contains("\ndevices.cpu.compiler: cannot run "
+                                    "'no-such-compiler'"));
+  CHECK_FALSE(std::filesystem::exists(tmp.path() / "runs"));
+}
+
 TEST_CASE("a run whose task has no device of its backend is refused before "
           "it starts, or stops at once where that device is not usable") {
   eat::test::temp_dir tmp;

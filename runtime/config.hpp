@@ -114,6 +114,8 @@ struct cli_agent_section {
   uint32_t retries = 3;
   double retry_base_s = 10;
   double eval_timeout_s = 1800;
+  /// `./eval` calls per assignment (0: no limit).
+  uint32_t max_evals = 20;
 };
 
 /// The [agents.http] section: LLM servers (docs/agent-http.md).

@@ -482,7 +482,7 @@ agent_actor::behavior_type cli_agent(agent_actor::pointer self,
       proto.family = "custom";
       proto.parent = a.parent.id;
       auto eval = device_eval_handler(self->system(), opts.device, a.task,
-        proto, a.seed, opts.eval_timeout_s, opts.store);
+        proto, a.seed, opts.eval_timeout_s, opts.store, opts.max_evals);
       return run_cli_assignment(a, *kernel, opts, n, eval).reply;
     },
   };

@@ -68,6 +68,9 @@ struct cli_agent_options {
   double retry_base_s = 10;
   /// How long one `./eval` may wait for the device, in seconds.
   double eval_timeout_s = 1800;
+  /// `./eval` calls answered per assignment, over all its attempts; later
+  /// ones are "unavailable" (0: no limit).
+  uint32_t max_evals = 20;
   /// Path of the eat executable that `./eval` runs (`eat agent-eval`).
   std::string eat_program;
   /// Path of eat-keeper, under which the CLI runs so that the daemons it

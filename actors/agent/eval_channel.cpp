@@ -331,13 +331,20 @@ std::string log_agent_eval(caf::scoped_actor& self, const store_actor& store,
 
 eval_handler device_eval_handler(caf::actor_system& sys, device_actor device,
   task_spec task, candidate proto, uint64_t seed, double timeout_s,
-  store_actor store) {
+  store_actor store, uint32_t max_evals) {
   auto count = std::make_shared<uint64_t>(0);
   return [&sys, device, task = std::move(task), proto = std::move(proto), seed,
-           timeout_s, count, store](const std::string& source) -> std::string {
+           timeout_s, count, store,
+           max_evals](const std::string& source) -> std::string {
     if (!device)
       return "status: unavailable\ndetail: evaluation unavailable: this "
              "agent was given no device\n";
+    if (max_evals > 0 && *count >= max_evals)
+      return "status: unavailable\ndetail: evaluation unavailable: this "
+             "assignment's "
+             + std::to_string(max_evals)
+             + " evaluations are spent (agents.cli.max_evals); propose your "
+               "kernel\n";
     auto c = proto;
     c.source = source;
     c.id = proto.id + "-eval" + std::to_string(++*count);

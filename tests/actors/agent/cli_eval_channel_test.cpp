@@ -284,6 +284,25 @@ TEST_CASE("eval channel: each kernel the device evaluated is logged with its "
   CHECK_THAT(unlogged, Catch::EndsWith("unknown team\n"));
 }
 
+TEST_CASE("eval channel: an assignment's evaluations stop at max_evals") {
+  actor_fixture f;
+  auto dev = f.sys->spawn(canned_device);
+  auto rec = std::make_shared<store_record>();
+  auto store = f.sys->spawn(recording_store, rec);
+  candidate proto;
+  proto.id = "t1-t1_a1-1";
+  proto.team = "t1";
+  auto handler
+    = device_eval_handler(*f.sys, dev, task_spec{}, proto, 7, 30, store, 2);
+  CHECK_THAT(handler("int a();"), Catch::StartsWith("status: passed\n"));
+  CHECK_THAT(handler("int b();"), Catch::StartsWith("status: passed\n"));
+  CHECK(handler("int c();")
+        == "status: unavailable\ndetail: evaluation unavailable: this "
+           "assignment's 2 evaluations are spent (agents.cli.max_evals); "
+           "propose your kernel\n");
+  CHECK(rec->events.size() == 2); // the device was asked twice
+}
+
 TEST_CASE("eval channel: eat agent-eval prints the answer and exits by status") {
   actor_fixture f;
   auto dev = f.sys->spawn(canned_device);

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <system_error>
 
 #include <fcntl.h>
 #include <poll.h>
@@ -235,22 +236,27 @@ void eval_server::accept_one(unique_fd fd) {
       ++i;
     }
   }
-  if (connections_.size() >= max_eval_connections) {
-    send_frame(fd.get(),
-      "status: error\ndetail: busy: " + std::to_string(max_eval_connections)
-        + " connections to this workspace's eval channel are "
-          "open; close one and ask again\n",
+  auto busy = [&](const std::string& why) {
+    send_frame(fd.get(), "status: error\ndetail: busy: " + why + "\n",
       deadline_after(1, wakeup_.read.get()));
-    return;
-  }
+  };
+  if (connections_.size() >= max_eval_connections)
+    return busy(std::to_string(max_eval_connections)
+                + " connections to this workspace's eval channel are open; "
+                  "close one and ask again");
   auto c = std::make_unique<connection>();
   c->fd = std::move(fd);
   auto* raw = c.get();
-  c->thread = std::thread{[this, raw] {
-    serve_one(raw->fd.get());
-    raw->fd.reset();
-    raw->done = true;
-  }};
+  try {
+    c->thread = std::thread{[this, raw] {
+      serve_one(raw->fd.get());
+      raw->fd.reset();
+      raw->done = true;
+    }};
+  } catch (const std::system_error& e) {
+    fd = std::move(c->fd);
+    return busy(std::string{"cannot start a thread for it: "} + e.what());
+  }
   connections_.push_back(std::move(c));
 }
 

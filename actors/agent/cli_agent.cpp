@@ -56,6 +56,13 @@ std::string safe_name(const std::string& s) {
   return out.empty() ? std::string{"_"} : out;
 }
 
+/// "<team>-<agent>-<serial>": the workspace of an assignment, and the
+/// prefix of its candidates' and `./eval`s' ids.
+std::string workspace_name(const assignment& a, uint64_t serial) {
+  return safe_name(a.team) + "-" + safe_name(a.agent) + "-"
+         + std::to_string(serial);
+}
+
 /// The role template for `a`: its own role's file if there is one, else
 /// the configured default role's.
 caf::expected<std::string> role_template(const assignment& a,
@@ -300,9 +307,7 @@ caf::expected<attempt_plan> make_plan(const assignment& a,
   p.files.learnings_md = a.learning;
   p.files.notes_md = render_notes(a);
   p.files.eval_script = make_eval_script(opts.eat_program);
-  p.base_dir = opts.work_dir
-               / (safe_name(a.team) + "-" + safe_name(a.agent) + "-"
-                  + std::to_string(serial));
+  p.base_dir = opts.work_dir / workspace_name(a, serial);
   for (const auto& arg : build_argv(p, p.base_dir))
     if (arg.size() >= max_arg_bytes)
       return make_error(error::agent_failed,
@@ -466,7 +471,12 @@ agent_actor::behavior_type cli_agent(agent_actor::pointer self,
   auto serial = std::make_shared<uint64_t>(0);
   return {
     [self, opts, serial](propose_atom, const assignment& a) -> agent_reply {
+      // The serial starts again in a resumed run: numbers whose workspace
+      // exists are skipped, so that workspaces and ./eval ids stay unique.
       auto n = ++*serial;
+      std::error_code ec;
+      while (fs::exists(opts.work_dir / workspace_name(a, n), ec))
+        n = ++*serial;
       auto kernel = starting_kernel(self->system(), a, opts.store);
       if (!kernel) {
         agent_reply reply;
@@ -474,8 +484,7 @@ agent_actor::behavior_type cli_agent(agent_actor::pointer self,
         return reply;
       }
       candidate proto;
-      proto.id = safe_name(a.team) + "-" + safe_name(a.agent) + "-"
-                 + std::to_string(n);
+      proto.id = workspace_name(a, n);
       proto.team = a.team;
       proto.agent = a.agent;
       proto.task = a.task.name;

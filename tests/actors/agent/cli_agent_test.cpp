@@ -333,6 +333,33 @@ TEST_CASE("cli agent: the actor answers propose with the CLI's candidate") {
   self->send_exit(agent, caf::exit_reason::user_shutdown);
 }
 
+TEST_CASE("cli agent: a resumed run's agent skips workspaces that exist, so "
+          "its ./eval ids stay unique") {
+  // After a resume the serial started at 1 again, and the run's log had
+  // two ./eval t1-a1-1-eval1.
+  actor_fixture f;
+  test::temp_dir work;
+  fs::create_directories(work.path() / "t1-a1-1"); // the first process's
+  auto o = fake_options(work.path(), "uses_eval.sh");
+  o.eat_program = EAT_FAKE_EAT;
+  o.device = f.sys->spawn(passing_device);
+  auto agent = f.sys->spawn<caf::detached>(cli_agent, o);
+  caf::scoped_actor self{*f.sys};
+  self
+    ->request(
+      agent, std::chrono::seconds(60), propose_atom_v, sample_assignment())
+    .receive(
+      [&](agent_reply& r) {
+        CHECK(r.failure.empty());
+      },
+      [&](caf::error& err) {
+        FAIL(render(err));
+      });
+  CHECK(fs::is_empty(work.path() / "t1-a1-1"));
+  CHECK(fs::exists(work.path() / "t1-a1-2" / "scratch" / "eval.txt"));
+  self->send_exit(agent, caf::exit_reason::user_shutdown);
+}
+
 TEST_CASE("cli agent: the start-up check names a missing program") {
   test::temp_dir work;
   cli_agent_options o;

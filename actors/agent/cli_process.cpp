@@ -174,7 +174,8 @@ caf::expected<started_child> start_child(const cli_run_spec& spec) {
   return child;
 }
 
-/// How often a running process looks at its halt flag.
+/// How often a running process looks at its halt flag, and wakes its keeper
+/// should the program have stopped it (SIGSTOP).
 constexpr auto halt_poll = std::chrono::milliseconds{200};
 
 /// Drives one child: pumps its pipes, enforces the deadlines, stops it.
@@ -222,6 +223,8 @@ private:
       case phase::running:
         if (exited_)
           return begin_drain(), true;
+        if (!spec_.keeper.empty())
+          ::kill(child_.pid, SIGCONT); // a keeper the program stopped
         if (now >= deadline_)
           return stop(cli_end::timed_out), true;
         if (spec_.halt != nullptr && spec_.halt->load())
@@ -230,7 +233,7 @@ private:
           return stop(cli_end::idle), true;
         until = std::min(deadline_,
                          last_output_ + as_duration(spec_.idle_timeout_s));
-        if (spec_.halt != nullptr)
+        if (spec_.halt != nullptr || !spec_.keeper.empty())
           until = std::min(until, now + halt_poll);
         break;
       case phase::terminating:
@@ -259,6 +262,8 @@ private:
     result_.end = why;
     bool kept = !spec_.keeper.empty();
     ::kill(kept ? child_.pid : -child_.pid, SIGTERM);
+    if (kept)
+      ::kill(child_.pid, SIGCONT); // a keeper the program stopped
     grace_end_
       = clock_type::now()
         + as_duration(spec_.kill_grace_s + (kept ? keeper_margin_s : 0.0));

@@ -81,6 +81,19 @@ sigset_t waited_signals() {
   return set;
 }
 
+/// Signals a process of the program could end the keeper with, which it
+/// ignores (SIGKILL and SIGSTOP cannot be; eat's SIGCONT undoes a SIGSTOP).
+/// A fault the keeper itself raised still ends it: the kernel does not let
+/// such a signal be ignored.
+constexpr int ignored_signals[] = {SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE,
+  SIGPROF, SIGVTALRM, SIGIO, SIGTSTP, SIGTTIN, SIGTTOU, SIGXCPU, SIGXFSZ,
+  SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS};
+
+void set_ignored_signals(void (*action)(int)) {
+  for (int sig : ignored_signals)
+    ::signal(sig, action);
+}
+
 /// Starts the program in this process group with the signal mask `mask`;
 /// its pid, or -1 after saying why.
 pid_t start_program(char** program, const sigset_t& mask) {
@@ -90,6 +103,7 @@ pid_t start_program(char** program, const sigset_t& mask) {
       complain(std::string{"cannot fork: "} + std::strerror(errno));
     return pid;
   }
+  set_ignored_signals(SIG_DFL); // an ignored signal stays so across exec
   ::sigprocmask(SIG_SETMASK, &mask, nullptr);
   ::execv(program[0], program);
   std::fprintf(stderr, "eat-keeper: cannot run %s: %s\n", program[0],
@@ -188,6 +202,7 @@ int keeper_main(int argc, char** argv) {
     complain(std::string{"cannot become a child subreaper ("}
              + std::strerror(errno) + "): daemons of " + args.program[0]
              + " may outlive it");
+  set_ignored_signals(SIG_IGN);
   pid_t program = start_program(args.program, before);
   if (program < 0)
     return keeper_failed;

@@ -234,6 +234,22 @@ TEST_CASE(
   CHECK(gone(daemon));
 }
 
+TEST_CASE("cli process: a CLI that stops or signals its keeper still ends "
+          "cleanly, and its daemon with it") {
+  // A stopped keeper reaped nothing: the attempt ended by the idle timeout
+  // and the daemon survived; SIGUSR1 killed the keeper.
+  test::temp_dir dir;
+  auto mode = GENERATE(std::string{"stop-keeper"}, std::string{"usr1-keeper"});
+  INFO(mode);
+  auto spec = spec_for({fake_cli("daemon.sh"), mode}, dir.path());
+  spec.idle_timeout_s = 30;
+  auto r = run_cli_process(spec);
+  REQUIRE(r);
+  CHECK(r->end == cli_end::exited);
+  CHECK(describe_end(*r, spec) == "exited with status 0");
+  CHECK(gone(pid_in(dir.path() / "daemon.pid")));
+}
+
 TEST_CASE("cli process: without the keeper, a daemon that left the group "
           "outlives the CLI") {
   // Why the keeper exists: the group kill cannot reach it.

@@ -12,5 +12,7 @@ setsid sh -c 'echo $$ > daemon.pid; echo up > ready; exec sleep 600' \
   < /dev/null > /dev/null 2>&1 &
 read -r _ < ready
 echo "daemon started"
+if [ "$1" = stop-keeper ]; then kill -STOP $PPID; exit 0; fi
+if [ "$1" = usr1-keeper ]; then kill -USR1 $PPID; exit 0; fi
 if [ "$1" = exit ]; then exit 0; fi
 sleep 600

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <future>
 #include <iostream>
 #include <sstream>
 #include <system_error>
@@ -16,7 +17,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include <caf/scoped_actor.hpp>
+#include <caf/event_based_actor.hpp>
 
 #include "actors/artifacts.hpp"
 #include "actors/protocol/error.hpp"
@@ -31,6 +32,10 @@ using devices::unique_fd;
 using clock_type = std::chrono::steady_clock;
 
 namespace {
+
+/// Set while an eval_server's thread runs the handler: whether that server
+/// is stopping.
+thread_local const std::atomic<bool>* server_stopping = nullptr;
 
 /// Seconds a connected peer gets to send its request or take the answer.
 constexpr double transfer_timeout_s = 30;
@@ -269,15 +274,23 @@ void eval_server::serve_one(int fd) {
       deadline_after(transfer_timeout_s, wakeup_.read.get()));
     return;
   }
+  if (request->empty()) { // no device time for it, nor one of max_evals
+    send_frame(fd, "status: error\ndetail: bad request: the kernel is empty\n",
+      deadline_after(transfer_timeout_s, wakeup_.read.get()));
+    return;
+  }
   std::string text;
   {
     // One evaluation at a time; the others wait here, not in the accept
     // loop, so that a slow or idle client holds up no one's request.
     std::lock_guard<std::mutex> turn{evaluating_};
-    if (stopping_)
+    if (stopping_) {
       text = "status: error\ndetail: the agent's attempt is over\n";
-    else
+    } else {
+      server_stopping = &stopping_;
       text = handler_(*request);
+      server_stopping = nullptr;
+    }
   }
   if (text.size() > max_eval_reply)
     text.resize(max_eval_reply);
@@ -313,27 +326,56 @@ std::string render_eval_text(const eval_result& r) {
 
 namespace {
 
-/// Logs a kernel an agent benchmarked (agent_evaluated, with its files);
-/// "" or a note for the agent saying why it could not.
-std::string log_agent_eval(caf::scoped_actor& self, const store_actor& store,
-  const candidate& c, const eval_result& r) {
-  if (!store)
-    return {};
-  agent_evaluated body{c.team, c.agent, r};
-  body.result.build_log.clear(); // it is in the files
-  std::string note;
-  self
-    ->request(store, std::chrono::seconds(60), commit_atom_v,
-      std::vector<event>{make_event(event_kind::agent_evaluated, body)},
-      agent_eval_files(c, r))
-    .receive([](uint64_t) {},
-      [&](caf::error& err) {
-        note = "note: this evaluation was not logged: " + render(err) + "\n";
-      });
-  return note;
+/// Where an answer is delivered, once.
+using answer_slot = std::shared_ptr<std::promise<std::string>>;
+
+/// Evaluates `c` on `device`, logs it in `store` (when there is one:
+/// agent_evaluated, with its files) and delivers the agent's text to
+/// `answer`. An actor of its own does it, so that the evaluation is logged
+/// even when no one waits for the answer any more.
+void evaluate_and_log(caf::actor_system& sys, device_actor device,
+  task_spec task, candidate c, uint64_t seed, double timeout_s,
+  store_actor store, answer_slot answer) {
+  auto timeout
+    = std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
+  sys.spawn([=](caf::event_based_actor* self) -> caf::behavior {
+    auto deliver = [=](std::string text) {
+      answer->set_value(std::move(text));
+      self->quit();
+    };
+    self->request(device, timeout, evaluate_atom_v, task, c, seed)
+      .then(
+        [=](eval_result& r) {
+          auto text = render_eval_text(r);
+          if (!store)
+            return deliver(std::move(text));
+          agent_evaluated body{c.team, c.agent, r};
+          body.result.build_log.clear(); // it is in the files
+          self
+            ->request(store, std::chrono::seconds(60), commit_atom_v,
+              std::vector<event>{make_event(event_kind::agent_evaluated, body)},
+              agent_eval_files(c, r))
+            .then(
+              [=](uint64_t) {
+                deliver(text);
+              },
+              [=](caf::error& err) {
+                deliver(text + "note: this evaluation was not logged: "
+                        + render(err) + "\n");
+              });
+        },
+        [=](caf::error& err) {
+          deliver("status: error\ndetail: " + render(err) + "\n");
+        });
+    return {[](caf::unit_t) {}}; // alive until it has delivered
+  });
 }
 
 } // namespace
+
+bool eval_abandoned() {
+  return server_stopping != nullptr && server_stopping->load();
+}
 
 eval_handler device_eval_handler(caf::actor_system& sys, device_actor device,
   task_spec task, candidate proto, uint64_t seed, double timeout_s,
@@ -354,19 +396,18 @@ eval_handler device_eval_handler(caf::actor_system& sys, device_actor device,
     auto c = proto;
     c.source = source;
     c.id = proto.id + "-eval" + std::to_string(++*count);
-    std::string text;
-    caf::scoped_actor self{sys};
-    auto timeout = std::chrono::milliseconds(
-      static_cast<int64_t>(timeout_s * 1000));
-    self->request(device, timeout, evaluate_atom_v, task, c, seed)
-      .receive(
-        [&](eval_result& r) {
-          text = render_eval_text(r) + log_agent_eval(self, store, c, r);
-        },
-        [&](caf::error& err) {
-          text = "status: error\ndetail: " + render(err) + "\n";
-        });
-    return text;
+    auto answer = std::make_shared<std::promise<std::string>>();
+    auto text = answer->get_future();
+    evaluate_and_log(
+      sys, device, task, std::move(c), seed, timeout_s, store, answer);
+    // The attempt may end first (its CLI exited, or the run is stopping):
+    // then no one waits for the device, which still logs the evaluation.
+    while (text.wait_for(std::chrono::milliseconds(200))
+           != std::future_status::ready)
+      if (eval_abandoned())
+        return "status: error\ndetail: the attempt ended before the "
+               "evaluation did (it is logged when the device answers)\n";
+    return text.get();
   };
 }
 

@@ -109,12 +109,19 @@ std::string render_eval_text(const eval_result& r);
 /// logged there (event agent_evaluated, files in /teams/<team>/evals/<id>/);
 /// an answer that could not be logged ends with a "note:" line saying why.
 /// After `max_evals` requests (0: no limit) it answers "status:
-/// unavailable" without asking the device. Call only from a thread that
+/// unavailable" without asking the device. When the attempt ends while the
+/// device works (eval_abandoned), it answers at once; the evaluation is
+/// still logged when the device answers. Call only from a thread that
 /// may block (it waits up to `timeout_s` for the device, and up to 60 s for
 /// the store).
 eval_handler device_eval_handler(caf::actor_system& sys, device_actor device,
   task_spec task, candidate proto, uint64_t seed, double timeout_s,
   store_actor store = {}, uint32_t max_evals = 0);
+
+/// Whether the eval_server that runs the handler on this thread is stopping
+/// (the attempt is over): a handler that waits may give up then. False on
+/// any other thread.
+bool eval_abandoned();
 
 /// Sends `source` to the server at `socket_path` and returns its answer;
 /// fails with error::io_failure when the channel breaks or `timeout_s`

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <future>
 #include <map>
 #include <memory>
 #include <vector>
@@ -56,6 +57,36 @@ device_actor::behavior_type canned_device(device_actor::pointer) {
       w.speedup_low = 2.4;
       w.speedup_high = 2.6;
       r.workloads.push_back(w);
+      return r;
+    },
+  };
+}
+
+/// A device that holds its first evaluation until a candidate with the id
+/// "release" arrives; `asked` is set when the first one came.
+struct holding_state {
+  caf::typed_response_promise<eval_result> held;
+  std::string held_id;
+};
+
+device_actor::behavior_type holding_device(
+  device_actor::stateful_pointer<holding_state> self,
+  std::shared_ptr<std::promise<void>> asked) {
+  return {
+    [=](evaluate_atom, const task_spec&, const candidate& c,
+      uint64_t) -> caf::result<eval_result> {
+      auto& st = self->state;
+      eval_result r;
+      r.status = eval_status::passed;
+      r.geomean_speedup = 1.5;
+      if (c.id != "release") {
+        st.held = self->make_response_promise<eval_result>();
+        st.held_id = c.id;
+        asked->set_value();
+        return st.held;
+      }
+      r.candidate = st.held_id;
+      st.held.deliver(r);
       return r;
     },
   };
@@ -145,6 +176,10 @@ TEST_CASE("eval channel: clients that disconnect or lie about sizes do not stop 
   CHECK(*answer == "status: passed\n");
   CHECK((*server)->served() == 1);
   CHECK_FALSE(request_eval(sock, std::string(max_eval_request + 1, 'x'), 10));
+  auto empty = request_eval(sock, "", 10);
+  REQUIRE(empty);
+  CHECK(*empty == "status: error\ndetail: bad request: the kernel is empty\n");
+  CHECK((*server)->served() == 1);
 }
 
 TEST_CASE("eval channel: a client that connects and sends nothing holds up "
@@ -301,6 +336,57 @@ TEST_CASE("eval channel: an assignment's evaluations stop at max_evals") {
            "assignment's 2 evaluations are spent (agents.cli.max_evals); "
            "propose your kernel\n");
   CHECK(rec->events.size() == 2); // the device was asked twice
+}
+
+TEST_CASE("eval channel: an attempt that ends during an evaluation does not "
+          "wait for it, and the evaluation is still logged") {
+  // The server's stop waited for the device: a CLI that exited with a
+  // ./eval in flight held its assignment, and Ctrl-C, until the device's
+  // deadline.
+  actor_fixture f;
+  auto asked = std::make_shared<std::promise<void>>();
+  auto dev = f.sys->spawn(holding_device, asked);
+  auto rec = std::make_shared<store_record>();
+  auto store = f.sys->spawn(recording_store, rec);
+  candidate proto;
+  proto.id = "t1-t1_a1-1";
+  proto.team = "t1";
+  test::temp_dir tmp;
+  auto sock = tmp.path() / "eval.sock";
+  auto server = eval_server::start(
+    sock, device_eval_handler(*f.sys, dev, task_spec{}, proto, 7, 60, store));
+  REQUIRE(server);
+  auto client = std::async(std::launch::async, [&] {
+    return request_eval(sock, "int k();", 60);
+  });
+  asked->get_future().wait(); // the device holds the evaluation
+  auto stopped = std::async(std::launch::async, [&] {
+    server->reset();
+  });
+  bool prompt
+    = stopped.wait_for(std::chrono::seconds(20)) == std::future_status::ready;
+  CHECK(prompt);
+  CHECK(rec->events.empty());
+  // The device answers; the evaluation is logged all the same.
+  caf::scoped_actor self{*f.sys};
+  candidate release;
+  release.id = "release";
+  self
+    ->request(dev, std::chrono::seconds(30), evaluate_atom_v, task_spec{},
+      release, uint64_t{1})
+    .receive([](eval_result&) {},
+      [](caf::error& err) {
+        FAIL(render(err));
+      });
+  stopped.wait();
+  client.wait();
+  for (int i = 0; i < 300 && rec->events.empty(); ++i)
+    self->request(store, std::chrono::seconds(30), read_atom_v, uint64_t{1})
+      .receive([](std::vector<event>&) {}, [](caf::error&) {});
+  REQUIRE(rec->events.size() == 1);
+  auto logged = wire::decode<agent_evaluated>(rec->events[0].body);
+  REQUIRE(logged);
+  CHECK(logged->result.candidate == "t1-t1_a1-1-eval1");
 }
 
 TEST_CASE("eval channel: eat agent-eval prints the answer and exits by status") {

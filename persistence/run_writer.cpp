@@ -15,6 +15,23 @@ file_write learning_document(const run_history& h) {
   return {"/learning.md", render_learning(h.learnings, team_of), "eat"};
 }
 
+/// Rewrites the view records of `s` that differ from a rebuild of `h`, such
+/// as those an older eat wrote without a field added since.
+caf::expected<void> refresh_views(store& s, const run_history& h) {
+  auto stored = read_views(s);
+  if (!stored)
+    return stored.error();
+  view_records stale;
+  for (auto& [key, value] : all_views(h))
+    if (auto i = stored->find(key); i == stored->end() || i->second != value)
+      stale.emplace(key, std::move(value));
+  if (stale.empty())
+    return caf::unit;
+  return s.update([&](txn& t) {
+    return put_views(t, s, stale);
+  });
+}
+
 } // namespace
 
 caf::expected<std::unique_ptr<run_writer>> run_writer::open(store& s) {
@@ -25,6 +42,8 @@ caf::expected<std::unique_ptr<run_writer>> run_writer::open(store& s) {
   auto h = rebuild(*events);
   if (!h)
     return h.error();
+  if (auto ok = refresh_views(s, *h); !ok)
+    return ok.error();
   return std::unique_ptr<run_writer>{new run_writer(s, std::move(*h))};
 }
 

@@ -30,6 +30,8 @@ class run_writer {
 public:
   /// Opens the writer of `s` (which must outlive it) and rebuilds the
   /// history from the log; fails when the log does not fit together.
+  /// View records that differ from a rebuild of the log (written by an
+  /// older eat, before a field was added) are rewritten.
   static caf::expected<std::unique_ptr<run_writer>> open(store& s);
 
   /// Appends `events` (seq and, when 0, time set here) and writes `files`,

@@ -37,6 +37,7 @@ std::string team_record(const team_history& t) {
   v.submitted = t.submitted;
   v.evaluated = t.scored.size();
   v.tokens = t.tokens;
+  v.agent_evaluations = t.agent_evaluations;
   for (const auto& s : t.scored) {
     if (s.status != eval_status::passed)
       continue;

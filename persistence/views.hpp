@@ -61,9 +61,12 @@ struct team_view {
   uint64_t tokens = 0;
   std::string best_candidate;
   double best_speedup = 0;
+  /// Kernels its agents benchmarked with `./eval` (not candidates).
+  uint64_t agent_evaluations = 0;
 };
 EAT_DESCRIBE(team_view, team, strategy, active, submitted, evaluated, passed,
-             tokens, best_candidate, best_speedup)
+  tokens, best_candidate, best_speedup, agent_evaluations)
+EAT_DESCRIBE_OPTIONAL(team_view, agent_evaluations)
 
 /// One candidate.
 struct candidate_view {

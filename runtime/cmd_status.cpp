@@ -80,11 +80,14 @@ void print_status(std::ostream& out, const std::string& dir, const views& v,
       << " active), lessons: " << r.learnings << ", resumes: " << r.resumes
       << ", events: " << r.last_seq << ", tokens: " << r.tokens << "\n";
   for (const auto& t : v.teams)
-    out << "  " << t.team << " (" << t.strategy
-        << (t.active ? "" : ", ended") << "): " << t.evaluated
-        << " evaluated, " << t.passed << " passed, best "
-        << fixed(t.best_speedup) << "x"
+    out << "  " << t.team << " (" << t.strategy << (t.active ? "" : ", ended")
+        << "): " << t.evaluated << " evaluated, " << t.passed
+        << " passed, best " << fixed(t.best_speedup) << "x"
         << (t.best_candidate.empty() ? "" : " (" + t.best_candidate + ")")
+        << (t.agent_evaluations == 0
+               ? ""
+               : ", " + std::to_string(t.agent_evaluations)
+                   + " tried with ./eval")
         << "\n";
   if (r.best_candidate.empty()) {
     out << "best: none passed yet\n";

@@ -154,6 +154,43 @@ TEST_CASE("a reopened writer has the history the last one had") {
   CHECK((*again)->history().best_candidate == "t1-c5");
 }
 
+TEST_CASE("a reopened writer rewrites the views an older eat wrote, so that "
+          "fsck finds the store consistent") {
+  // Team views had no agent_evaluations before it was added: a run written
+  // then and resumed now would keep the old record until the team's next
+  // event, and fsck would call it inconsistent.
+  test::temp_dir tmp;
+  auto s = store::open(tmp.path());
+  REQUIRE(s);
+  {
+    auto w = run_writer::open(**s);
+    REQUIRE(w);
+    must((*w)->commit(start_events(), {}));
+  }
+  // The record as an older eat wrote it: the fields of then, no more.
+  msgpack::sbuffer old;
+  msgpack::packer<msgpack::sbuffer> pk{old};
+  pk.pack_map(9);
+  pk.pack("team"), pk.pack("t1"), pk.pack("strategy"), pk.pack("local");
+  pk.pack("active"), pk.pack(true);
+  for (auto field : {"submitted", "evaluated", "passed", "tokens"})
+    pk.pack(field), pk.pack(uint64_t{0});
+  pk.pack("best_candidate"), pk.pack("");
+  pk.pack("best_speedup"), pk.pack(0.0);
+  std::string record{old.data(), old.size()};
+  REQUIRE(wire::decode<team_view>(record)); // still readable
+  REQUIRE((*s)->update([&](txn& t) {
+    return put_views(t, **s, {{"team/t1", record}});
+  }));
+  REQUIRE(fsck(**s)->problems.size() == 1); // the view a rebuild changes
+  auto again = run_writer::open(**s);
+  REQUIRE(again);
+  auto views = read_views(**s);
+  REQUIRE(views);
+  CHECK(*views == all_views((*again)->history()));
+  CHECK(fsck(**s)->problems.empty());
+}
+
 namespace {
 
 /// The child of the crash test: continues the run in `dir`, committing a

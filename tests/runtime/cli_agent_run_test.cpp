@@ -1,0 +1,96 @@
+// Specification of a run whose agent is a coding-agent CLI, end to end with
+// the real eat program: the [agents.cli] settings reach the agent, and what
+// its ./eval did shows in the log and in `eat status`.
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <sys/wait.h>
+
+#include "actors/protocol/event.hpp"
+#include "actors/protocol/wire.hpp"
+#include "persistence/event_log.hpp"
+#include "persistence/store.hpp"
+#include "tests/runtime/process.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace fs = std::filesystem;
+using namespace eat;
+
+namespace {
+
+std::string read_text(const fs::path& file) {
+  std::ifstream in{file};
+  std::stringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+uint64_t count_events(const fs::path& run_dir, event_kind kind) {
+  persistence::store_options opts;
+  opts.read_only = true;
+  auto store = persistence::store::open(run_dir / "store", opts);
+  REQUIRE(store);
+  auto events = persistence::event_log{**store}.read(1);
+  REQUIRE(events);
+  uint64_t n = 0;
+  for (const auto& e : *events)
+    n += e.kind == kind ? 1 : 0;
+  return n;
+}
+
+} // namespace
+
+TEST_CASE("a cli agent's ./eval stops at [agents.cli] max_evals per "
+          "assignment, and eat status counts what its team tried") {
+  test::temp_dir tmp;
+  auto agent = tmp.path() / "agent.sh";
+  std::ofstream{agent} << "#!/bin/sh\n"
+                       << "echo \"// attempt $$\" >> kernel.cpp\n"
+                       << "./eval > scratch/eval1.txt 2>&1\n"
+                       << "./eval > scratch/eval2.txt 2>&1\n"
+                       << "echo done\n";
+  fs::permissions(agent, fs::perms::owner_all);
+  auto config = tmp.path() / "config.toml";
+  std::ofstream{config}
+    << "[run]\ntask = \"sgemm\"\ntasks_dir = \"" << EAT_SOURCE_DIR
+    << "/kernels\"\nroot = \"" << tmp.path().string()
+    << "\"\nmax_evaluations = 1\n"
+    << "[timing]\nwarmup = 1\nmin_samples = 3\nmin_time_s = 0.01\n"
+    << "max_time_s = 0.2\ncheck_seeds = 2\n"
+    << "[supervisor]\nteams = 1\nagents_per_team = 1\n"
+    << "[agents]\nbackend = \"cli\"\n[agents.cli]\npreset = \"custom\"\n"
+    << "program = \"" << agent.string() << "\"\nargs = [\"{workspace}\"]\n"
+    << "output_format = \"plain\"\nprompt_input = \"none\"\nretries = 0\n"
+    << "max_evals = 1\n";
+  auto run_dir = tmp.path() / "run";
+  test::child_process run{
+    EAT_BINARY, {"run", config.string(), "--run-dir", run_dir.string()}};
+  std::string out;
+  auto status = run.finish(out);
+  INFO(out);
+  REQUIRE(WIFEXITED(status));
+  REQUIRE(WEXITSTATUS(status) == 0);
+  uint64_t attempts = 0;
+  for (const auto& w : fs::directory_iterator{run_dir / "workspaces"}) {
+    auto first = w.path() / "scratch" / "eval1.txt";
+    if (!fs::exists(first))
+      continue;
+    attempts += 1;
+    INFO(w.path().filename().string());
+    CHECK_THAT(read_text(first), Catch::StartsWith("status: passed\n"));
+    CHECK_THAT(read_text(w.path() / "scratch" / "eval2.txt"),
+      Catch::Contains("this assignment's 1 evaluations are spent "
+                      "(agents.cli.max_evals)"));
+  }
+  REQUIRE(attempts >= 1);
+  CHECK(count_events(run_dir, event_kind::agent_evaluated) == attempts);
+  test::child_process show{EAT_BINARY, {"status", run_dir.string()}};
+  std::string shown;
+  CHECK(WEXITSTATUS(show.finish(shown)) == 0);
+  CHECK_THAT(shown,
+    Catch::Contains(", " + std::to_string(attempts) + " tried with ./eval\n"));
+}

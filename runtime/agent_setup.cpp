@@ -47,6 +47,7 @@ cli_agent_options cli_options(const config& cfg, const agent_links& links) {
   o.retry_base_s = c.retry_base_s;
   o.eval_timeout_s = c.eval_timeout_s;
   o.max_evals = c.max_evals;
+  o.pid_namespace = c.pid_namespace;
   o.eat_program = fs::read_symlink("/proc/self/exe").string();
   o.keeper_program = (executable_dir() / "eat-keeper").string();
   o.device = links.device;

@@ -127,6 +127,7 @@ cli_run_spec run_spec(const attempt_plan& p, const fs::path& dir) {
   cli_run_spec spec;
   spec.argv = build_argv(p, dir);
   spec.keeper = p.opts->keeper_program;
+  spec.pid_namespace = p.opts->pid_namespace;
   spec.cwd = dir;
   auto names = base_env;
   names.insert(names.end(), p.opts->env_allow.begin(),

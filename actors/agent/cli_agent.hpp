@@ -76,6 +76,8 @@ struct cli_agent_options {
   /// Path of eat-keeper, under which the CLI runs so that the daemons it
   /// starts die with it (keeper.hpp); empty: the CLI runs directly.
   std::string keeper_program;
+  /// Whether the keeper runs the CLI in a PID namespace of its own.
+  bool pid_namespace = true;
   /// The device `./eval` submits to; none: eval answers "unavailable".
   device_actor device;
   /// Where parent kernels of custom candidates are read from

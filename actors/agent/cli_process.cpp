@@ -107,8 +107,10 @@ std::vector<std::string> spawned_argv(const cli_run_spec& spec) {
   if (spec.keeper.empty())
     return spec.argv;
   std::vector<std::string> argv{spec.keeper, "--parent",
-    std::to_string(::getpid()), "--grace", seconds_text(spec.kill_grace_s),
-    "--"};
+    std::to_string(::getpid()), "--grace", seconds_text(spec.kill_grace_s)};
+  if (!spec.pid_namespace)
+    argv.emplace_back("--no-pid-namespace");
+  argv.emplace_back("--");
   argv.insert(argv.end(), spec.argv.begin(), spec.argv.end());
   return argv;
 }

@@ -53,6 +53,9 @@ struct cli_run_spec {
   /// argv so that nothing it starts outlives it, daemons included; empty:
   /// argv runs directly, and only its process group is stopped.
   std::string keeper;
+  /// Whether the keeper runs argv in a PID namespace of its own, where
+  /// the kernel allows one (keeper.hpp); false: in the keeper's group.
+  bool pid_namespace = true;
   /// Working directory of the child.
   std::filesystem::path cwd;
   /// The complete environment of the child, as "NAME=value" strings.

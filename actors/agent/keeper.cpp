@@ -10,12 +10,14 @@
 #include <string>
 
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "devices/runner/orphans.hpp"
+#include "devices/runner/user_namespace.hpp"
 
 namespace eat {
 
@@ -31,7 +33,22 @@ constexpr int cannot_run = 127;
 struct keeper_args {
   pid_t parent = 0;
   double grace_s = 5;
+  /// Whether the program runs in a PID namespace of its own (where the
+  /// kernel allows one).
+  bool pid_namespace = true;
   char** program = nullptr;
+};
+
+/// The program as the keeper sees it once started.
+struct started_program {
+  /// The program, or the init of its PID namespace; -1 when it could not
+  /// be started.
+  pid_t pid = -1;
+  /// Where init writes the program's wait status; -1 without a namespace.
+  int status_fd = -1;
+  /// Who a request to stop goes to: the keeper's own group (0), or the
+  /// group of the namespace's processes.
+  pid_t group = 0;
 };
 
 int complain(const std::string& what) {
@@ -45,7 +62,10 @@ bool parse(int argc, char** argv, keeper_args& out) {
   int i = 1;
   for (; i + 1 < argc && std::strcmp(argv[i], "--") != 0; i += 2) {
     char* end = nullptr;
-    if (std::strcmp(argv[i], "--parent") == 0) {
+    if (std::strcmp(argv[i], "--no-pid-namespace") == 0) {
+      out.pid_namespace = false;
+      i -= 1; // takes no value
+    } else if (std::strcmp(argv[i], "--parent") == 0) {
       auto pid = std::strtol(argv[i + 1], &end, 10);
       if (*end != '\0' || pid <= 0)
         return complain(
@@ -63,8 +83,8 @@ bool parse(int argc, char** argv, keeper_args& out) {
     }
   }
   if (i >= argc || std::strcmp(argv[i], "--") != 0 || i + 1 >= argc)
-    return complain("usage: eat-keeper --parent PID [--grace SECONDS] -- "
-                    "PROGRAM [ARGS...]"),
+    return complain("usage: eat-keeper --parent PID [--grace SECONDS] "
+                    "[--no-pid-namespace] -- PROGRAM [ARGS...]"),
            false;
   if (out.parent == 0)
     return complain("--parent is required"), false;
@@ -94,15 +114,8 @@ void set_ignored_signals(void (*action)(int)) {
     ::signal(sig, action);
 }
 
-/// Starts the program in this process group with the signal mask `mask`;
-/// its pid, or -1 after saying why.
-pid_t start_program(char** program, const sigset_t& mask) {
-  pid_t pid = ::fork();
-  if (pid != 0) {
-    if (pid < 0)
-      complain(std::string{"cannot fork: "} + std::strerror(errno));
-    return pid;
-  }
+/// In the new process: runs the program with the signal mask `mask`.
+[[noreturn]] void exec_program(char** program, const sigset_t& mask) {
   set_ignored_signals(SIG_DFL); // an ignored signal stays so across exec
   ::sigprocmask(SIG_SETMASK, &mask, nullptr);
   ::execv(program[0], program);
@@ -111,10 +124,111 @@ pid_t start_program(char** program, const sigset_t& mask) {
   ::_exit(cannot_run);
 }
 
+/// Starts the program in this process group with the signal mask `mask`.
+started_program start_in_group(char** program, const sigset_t& mask) {
+  started_program out;
+  out.pid = ::fork();
+  if (out.pid == 0)
+    exec_program(program, mask);
+  if (out.pid < 0)
+    complain(std::string{"cannot fork: "} + std::strerror(errno));
+  return out;
+}
+
+/// Points this process's stdin and stdout at /dev/null: the program has
+/// its copies, and the keeper (or init) must not hold the pipes open.
+void let_go_of_stdio() {
+  int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+  if (null < 0)
+    return;
+  ::dup2(null, 0);
+  ::dup2(null, 1);
+  ::close(null);
+}
+
+/// The namespace's init (PID 1): starts the program, reaps every process
+/// of the namespace until the program ends, writes the program's wait
+/// status to `to_keeper` and exits, upon which the kernel kills what is
+/// left of the namespace.
+[[noreturn]] void run_init(
+  char** program, const sigset_t& mask, int to_keeper) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL); // the keeper killed: all go
+  ::setpgid(0, 0); // the program's group, which the keeper is not in
+  pid_t worker = ::fork();
+  if (worker == 0) {
+    ::close(to_keeper);
+    exec_program(program, mask);
+  }
+  if (worker < 0)
+    ::_exit(keeper_failed);
+  let_go_of_stdio();
+  for (;;) {
+    int status = 0;
+    pid_t got = ::waitpid(-1, &status, 0);
+    if (got == worker) {
+      ssize_t n;
+      do
+        n = ::write(to_keeper, &status, sizeof(status));
+      while (n < 0 && errno == EINTR);
+      ::_exit(0);
+    }
+    if (got < 0 && errno != EINTR)
+      ::_exit(keeper_failed);
+  }
+}
+
+/// Starts the program in a new PID namespace (in a user namespace of the
+/// keeper's own when it is not root), under an init of its own in a
+/// process group of its own: the program sees neither the keeper nor eat,
+/// so it can neither signal nor stop them, and everything it starts dies
+/// with it. Where the kernel refuses the namespaces, starts it as
+/// start_in_group does.
+started_program start_isolated(char** program, const sigset_t& mask) {
+  if (::geteuid() != 0) {
+    auto user = devices::enter_user_namespace();
+    if (!user.error.empty())
+      return complain(user.error), started_program{};
+    if (!user.entered)
+      return start_in_group(program, mask);
+  }
+  int pipe_fds[2];
+  if (::unshare(CLONE_NEWPID) != 0 || ::pipe2(pipe_fds, O_CLOEXEC) != 0)
+    return start_in_group(program, mask);
+  started_program out;
+  out.pid = ::fork();
+  if (out.pid == 0) {
+    ::close(pipe_fds[0]);
+    run_init(program, mask, pipe_fds[1]);
+  }
+  ::close(pipe_fds[1]);
+  if (out.pid < 0) {
+    ::close(pipe_fds[0]);
+    complain(std::string{"cannot fork: "} + std::strerror(errno));
+    return out;
+  }
+  ::setpgid(out.pid, out.pid); // as init does: whichever comes first
+  out.status_fd = pipe_fds[0];
+  out.group = -out.pid;
+  return out;
+}
+
+/// The program's wait status once `p.pid` has ended with `status`: the
+/// one init wrote, or, when init died before it could (killed), init's.
+int program_status(const started_program& p, int status) {
+  if (p.status_fd < 0)
+    return status;
+  int program = 0;
+  ssize_t n;
+  do
+    n = ::read(p.status_fd, &program, sizeof(program));
+  while (n < 0 && errno == EINTR);
+  return n == static_cast<ssize_t>(sizeof(program)) ? program : status;
+}
+
 /// Waits until the program exits (true, its wait status in `status`) or
 /// until `grace_s` after the first request to stop (false). A request to
-/// stop is passed on to the whole group as SIGTERM.
-bool wait_for(pid_t program, double grace_s, int& status) {
+/// stop is passed on to the program's group as SIGTERM.
+bool wait_for(const started_program& program, double grace_s, int& status) {
   auto signals = waited_signals();
   bool stopping = false;
   auto deadline = clock_type::time_point::max();
@@ -138,8 +252,8 @@ bool wait_for(pid_t program, double grace_s, int& status) {
       int st = 0;
       pid_t got = 0;
       while ((got = ::waitpid(-1, &st, WNOHANG)) > 0)
-        if (got == program) {
-          status = st;
+        if (got == program.pid) {
+          status = program_status(program, st);
           return true;
         }
     } else if (!stopping) {
@@ -147,7 +261,9 @@ bool wait_for(pid_t program, double grace_s, int& status) {
       deadline = clock_type::now()
                  + std::chrono::duration_cast<clock_type::duration>(
                    std::chrono::duration<double>(grace_s));
-      ::kill(0, SIGTERM); // the keeper's own copy stays blocked
+      // The keeper's own copy, in its group, stays blocked; the
+      // namespace's init ignores it.
+      ::kill(program.group, SIGTERM);
     }
   }
 }
@@ -174,17 +290,6 @@ int end_as(int status) {
   return end_by_signal(WTERMSIG(status));
 }
 
-/// Points the keeper's own stdin and stdout at /dev/null: the program has
-/// its copies, and the keeper must not hold the pipes open.
-void let_go_of_stdio() {
-  int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
-  if (null < 0)
-    return;
-  ::dup2(null, 0);
-  ::dup2(null, 1);
-  ::close(null);
-}
-
 } // namespace
 
 int keeper_main(int argc, char** argv) {
@@ -203,8 +308,9 @@ int keeper_main(int argc, char** argv) {
              + std::strerror(errno) + "): daemons of " + args.program[0]
              + " may outlive it");
   set_ignored_signals(SIG_IGN);
-  pid_t program = start_program(args.program, before);
-  if (program < 0)
+  auto program = args.pid_namespace ? start_isolated(args.program, before)
+                                    : start_in_group(args.program, before);
+  if (program.pid < 0)
     return keeper_failed;
   let_go_of_stdio();
   int status = 0;

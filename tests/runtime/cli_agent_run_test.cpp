@@ -45,11 +45,13 @@ uint64_t count_events(const fs::path& run_dir, event_kind kind) {
 } // namespace
 
 TEST_CASE("a cli agent's ./eval stops at [agents.cli] max_evals per "
-          "assignment, and eat status counts what its team tried") {
+          "assignment, its CLI runs in a PID namespace of its own, and eat "
+          "status counts what its team tried") {
   test::temp_dir tmp;
   auto agent = tmp.path() / "agent.sh";
   std::ofstream{agent} << "#!/bin/sh\n"
                        << "echo \"// attempt $$\" >> kernel.cpp\n"
+                       << "readlink /proc/self/ns/pid > scratch/ns.txt\n"
                        << "./eval > scratch/eval1.txt 2>&1\n"
                        << "./eval > scratch/eval2.txt 2>&1\n"
                        << "echo done\n";
@@ -82,6 +84,9 @@ TEST_CASE("a cli agent's ./eval stops at [agents.cli] max_evals per "
     attempts += 1;
     INFO(w.path().filename().string());
     CHECK_THAT(read_text(first), Catch::StartsWith("status: passed\n"));
+    auto ns = read_text(w.path() / "scratch" / "ns.txt");
+    CHECK_THAT(ns, Catch::StartsWith("pid:["));
+    CHECK(ns != fs::read_symlink("/proc/self/ns/pid").string() + "\n");
     CHECK_THAT(read_text(w.path() / "scratch" / "eval2.txt"),
       Catch::Contains("this assignment's 1 evaluations are spent "
                       "(agents.cli.max_evals)"));

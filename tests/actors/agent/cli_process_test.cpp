@@ -234,20 +234,56 @@ TEST_CASE(
   CHECK(gone(daemon));
 }
 
-TEST_CASE("cli process: a CLI that stops or signals its keeper still ends "
-          "cleanly, and its daemon with it") {
+TEST_CASE("cli process: a CLI that stops, signals or kills its keeper still "
+          "ends cleanly, and its daemon with it") {
   // A stopped keeper reaped nothing: the attempt ended by the idle timeout
-  // and the daemon survived; SIGUSR1 killed the keeper.
+  // and the daemon survived; SIGUSR1 killed the keeper; so did SIGKILL to
+  // the CLI's group, or to the keeper's pid read from /proc, and the
+  // daemon ran on. In its PID namespace the CLI cannot reach the keeper.
   test::temp_dir dir;
-  auto mode = GENERATE(std::string{"stop-keeper"}, std::string{"usr1-keeper"});
+  auto mode = GENERATE(std::string{"stop-keeper"}, std::string{"usr1-keeper"},
+    std::string{"kill-group"}, std::string{"kill-keeper"});
   INFO(mode);
   auto spec = spec_for({fake_cli("daemon.sh"), mode}, dir.path());
   spec.idle_timeout_s = 30;
   auto r = run_cli_process(spec);
   REQUIRE(r);
   CHECK(r->end == cli_end::exited);
-  CHECK(describe_end(*r, spec) == "exited with status 0");
+  CHECK(
+    describe_end(*r, spec)
+    == (mode == "kill-group" ? "killed by SIGKILL" : "exited with status 0"));
   CHECK(gone(pid_in(dir.path() / "daemon.pid")));
+}
+
+TEST_CASE("cli process: without its PID namespace, a CLI that kills its "
+          "group kills the keeper, and its daemon outlives it") {
+  // Why the keeper runs the CLI in a namespace of its own.
+  test::temp_dir dir;
+  auto spec = spec_for({fake_cli("daemon.sh"), "kill-group"}, dir.path());
+  spec.pid_namespace = false;
+  auto r = run_cli_process(spec);
+  REQUIRE(r);
+  auto daemon = pid_in(dir.path() / "daemon.pid");
+  REQUIRE(daemon > 0);
+  CHECK_FALSE(gone(daemon));
+  ::kill(daemon, SIGKILL);
+  CHECK(ended_within(daemon, 30));
+}
+
+TEST_CASE("cli process: the CLI runs in a PID namespace of its own, and "
+          "with --no-pid-namespace in eat's") {
+  test::temp_dir dir;
+  auto spec = spec_for(
+    {"/bin/sh", "-c", "echo $$; readlink /proc/self/ns/pid"}, dir.path());
+  auto r = run_cli_process(spec);
+  REQUIRE(r);
+  auto ours = std::filesystem::read_symlink("/proc/self/ns/pid").string();
+  CHECK_THAT(r->output, Catch::StartsWith("2\npid:["));
+  CHECK_THAT(r->output, !Catch::EndsWith(ours + "\n"));
+  spec.pid_namespace = false;
+  r = run_cli_process(spec);
+  REQUIRE(r);
+  CHECK_THAT(r->output, Catch::EndsWith("\n" + ours + "\n"));
 }
 
 TEST_CASE("cli process: without the keeper, a daemon that left the group "

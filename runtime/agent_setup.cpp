@@ -47,7 +47,13 @@ cli_agent_options cli_options(const config& cfg, const agent_links& links) {
   o.retry_base_s = c.retry_base_s;
   o.eval_timeout_s = c.eval_timeout_s;
   o.max_evals = c.max_evals;
-  o.pid_namespace = c.pid_namespace;
+  o.namespaces = c.namespaces;
+  // What the CLI may read but not write: the run (its store, the compile
+  // cache, the other workspaces), the tasks, eat's programs and prompts.
+  for (const auto& path : {links.run_dir, cfg.run.tasks_dir, executable_dir(),
+         o.prompts_dir, o.work_dir})
+    if (!path.empty())
+      o.read_only.push_back(path);
   o.eat_program = fs::read_symlink("/proc/self/exe").string();
   o.keeper_program = (executable_dir() / "eat-keeper").string();
   o.device = links.device;

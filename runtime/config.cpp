@@ -271,7 +271,7 @@ cli_agent_section read_cli(table_reader s, const fs::path& base) {
   r.eval_timeout_s
     = s.number("eval_timeout_s", seconds).value_or(r.eval_timeout_s);
   r.max_evals = s.integer("max_evals", 0, 100000).value_or(r.max_evals);
-  r.pid_namespace = s.boolean("pid_namespace").value_or(r.pid_namespace);
+  r.namespaces = s.boolean("namespaces").value_or(r.namespaces);
   if (r.preset == "custom" && r.args.empty() && s.has("preset"))
     s.fail("args", "preset \"custom\" needs args (the command line, as an "
                    "array)");
@@ -481,7 +481,7 @@ config read_sections(const toml::table& root, const fs::path& file,
       {"preset", "program", "args", "output_format", "prompt_input", "work_dir",
         "prompts_dir", "env_allow", "allowed_paths", "role", "timeout_s",
         "idle_timeout_s", "kill_grace_s", "max_turns", "retries",
-        "retry_base_s", "eval_timeout_s", "max_evals", "pid_namespace"},
+        "retry_base_s", "eval_timeout_s", "max_evals", "namespaces"},
       out),
     base);
   cfg.http = read_http(section(root, "agents.http",

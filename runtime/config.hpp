@@ -117,7 +117,7 @@ struct cli_agent_section {
   /// `./eval` calls per assignment (0: no limit).
   uint32_t max_evals = 20;
   /// Whether the CLI runs in a PID namespace of its own (eat-keeper).
-  bool pid_namespace = true;
+  bool namespaces = true;
 };
 
 /// The [agents.http] section: LLM servers (docs/agent-http.md).

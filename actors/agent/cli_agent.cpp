@@ -41,6 +41,14 @@ caf::expected<std::string> read_text(const fs::path& path) {
   return text.str();
 }
 
+/// `path` absolute, with symbolic links resolved where it exists: the
+/// keeper mounts it as the kernel names it.
+std::string canonical_path(const fs::path& path) {
+  std::error_code ec;
+  auto out = fs::weakly_canonical(fs::absolute(path), ec);
+  return ec ? fs::absolute(path).lexically_normal().string() : out.string();
+}
+
 std::string path_env() {
   const char* p = std::getenv("PATH");
   return p ? p : "";
@@ -127,7 +135,12 @@ cli_run_spec run_spec(const attempt_plan& p, const fs::path& dir) {
   cli_run_spec spec;
   spec.argv = build_argv(p, dir);
   spec.keeper = p.opts->keeper_program;
-  spec.pid_namespace = p.opts->pid_namespace;
+  spec.namespaces = p.opts->namespaces;
+  if (spec.namespaces) {
+    for (const auto& path : p.opts->read_only)
+      spec.read_only.push_back(canonical_path(path));
+    spec.writable.push_back(canonical_path(dir));
+  }
   spec.cwd = dir;
   auto names = base_env;
   names.insert(names.end(), p.opts->env_allow.begin(),

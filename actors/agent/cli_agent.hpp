@@ -76,8 +76,11 @@ struct cli_agent_options {
   /// Path of eat-keeper, under which the CLI runs so that the daemons it
   /// starts die with it (keeper.hpp); empty: the CLI runs directly.
   std::string keeper_program;
-  /// Whether the keeper runs the CLI in a PID namespace of its own.
-  bool pid_namespace = true;
+  /// Whether the keeper runs the CLI in PID and mount namespaces of its
+  /// own, in which `read_only` (e.g. the run directory) is read-only but
+  /// for the CLI's workspace.
+  bool namespaces = true;
+  std::vector<std::filesystem::path> read_only;
   /// The device `./eval` submits to; none: eval answers "unavailable".
   device_actor device;
   /// Where parent kernels of custom candidates are read from

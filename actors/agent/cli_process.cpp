@@ -108,8 +108,14 @@ std::vector<std::string> spawned_argv(const cli_run_spec& spec) {
     return spec.argv;
   std::vector<std::string> argv{spec.keeper, "--parent",
     std::to_string(::getpid()), "--grace", seconds_text(spec.kill_grace_s)};
-  if (!spec.pid_namespace)
-    argv.emplace_back("--no-pid-namespace");
+  if (!spec.namespaces)
+    argv.emplace_back("--no-namespaces");
+  for (auto [option, paths] : {std::pair{"--read-only", &spec.read_only},
+         std::pair{"--writable", &spec.writable}})
+    for (const auto& path : *paths) {
+      argv.emplace_back(option);
+      argv.push_back(path);
+    }
   argv.emplace_back("--");
   argv.insert(argv.end(), spec.argv.begin(), spec.argv.end());
   return argv;

@@ -53,9 +53,14 @@ struct cli_run_spec {
   /// argv so that nothing it starts outlives it, daemons included; empty:
   /// argv runs directly, and only its process group is stopped.
   std::string keeper;
-  /// Whether the keeper runs argv in a PID namespace of its own, where
-  /// the kernel allows one (keeper.hpp); false: in the keeper's group.
-  bool pid_namespace = true;
+  /// Whether the keeper runs argv in PID and mount namespaces of its own,
+  /// where the kernel allows them (keeper.hpp); false: in the keeper's
+  /// group.
+  bool namespaces = true;
+  /// Absolute paths argv may not write (in its mount namespace), but for
+  /// those of `writable` (e.g. its workspace).
+  std::vector<std::string> read_only;
+  std::vector<std::string> writable;
   /// Working directory of the child.
   std::filesystem::path cwd;
   /// The complete environment of the child, as "NAME=value" strings.

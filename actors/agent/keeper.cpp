@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include <fcntl.h>
 #include <sched.h>
@@ -16,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "actors/agent/keeper_mounts.hpp"
 #include "devices/runner/orphans.hpp"
 #include "devices/runner/user_namespace.hpp"
 
@@ -33,9 +35,12 @@ constexpr int cannot_run = 127;
 struct keeper_args {
   pid_t parent = 0;
   double grace_s = 5;
-  /// Whether the program runs in a PID namespace of its own (where the
-  /// kernel allows one).
-  bool pid_namespace = true;
+  /// Whether the program runs in PID and mount namespaces of its own
+  /// (where the kernel allows them).
+  bool namespaces = true;
+  /// Paths the program may not write, but for those of `writable`.
+  std::vector<std::string> read_only;
+  std::vector<std::string> writable;
   char** program = nullptr;
 };
 
@@ -62,9 +67,17 @@ bool parse(int argc, char** argv, keeper_args& out) {
   int i = 1;
   for (; i + 1 < argc && std::strcmp(argv[i], "--") != 0; i += 2) {
     char* end = nullptr;
-    if (std::strcmp(argv[i], "--no-pid-namespace") == 0) {
-      out.pid_namespace = false;
+    if (std::strcmp(argv[i], "--no-namespaces") == 0) {
+      out.namespaces = false;
       i -= 1; // takes no value
+    } else if (std::strcmp(argv[i], "--read-only") == 0
+               || std::strcmp(argv[i], "--writable") == 0) {
+      if (argv[i + 1][0] != '/')
+        return complain(std::string{argv[i]}
+                        + ": not an absolute path: " + argv[i + 1]),
+               false;
+      (argv[i][2] == 'r' ? out.read_only : out.writable)
+        .emplace_back(argv[i + 1]);
     } else if (std::strcmp(argv[i], "--parent") == 0) {
       auto pid = std::strtol(argv[i + 1], &end, 10);
       if (*end != '\0' || pid <= 0)
@@ -84,7 +97,8 @@ bool parse(int argc, char** argv, keeper_args& out) {
   }
   if (i >= argc || std::strcmp(argv[i], "--") != 0 || i + 1 >= argc)
     return complain("usage: eat-keeper --parent PID [--grace SECONDS] "
-                    "[--no-pid-namespace] -- PROGRAM [ARGS...]"),
+                    "[--no-namespaces] [--read-only PATH]... [--writable "
+                    "PATH]... -- PROGRAM [ARGS...]"),
            false;
   if (out.parent == 0)
     return complain("--parent is required"), false;
@@ -146,18 +160,34 @@ void let_go_of_stdio() {
   ::close(null);
 }
 
-/// The namespace's init (PID 1): starts the program, reaps every process
-/// of the namespace until the program ends, writes the program's wait
-/// status to `to_keeper` and exits, upon which the kernel kills what is
-/// left of the namespace.
+/// The namespace's init (PID 1): makes the paths of `args.read_only`
+/// read-only for the program, starts it, reaps every process of the
+/// namespace until the program ends, writes the program's wait status to
+/// `to_keeper` and exits, upon which the kernel kills what is left of the
+/// namespace.
 [[noreturn]] void run_init(
-  char** program, const sigset_t& mask, int to_keeper) {
+  const keeper_args& args, const sigset_t& mask, int to_keeper) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL); // the keeper killed: all go
   ::setpgid(0, 0); // the program's group, which the keeper is not in
+  if (!args.read_only.empty()) {
+    if (auto why = make_read_only(args.read_only, args.writable);
+        !why.empty()) {
+      complain("cannot make the run's files read-only for "
+               + std::string{args.program[0]} + ": " + why);
+      ::_exit(keeper_failed);
+    }
+  }
   pid_t worker = ::fork();
   if (worker == 0) {
     ::close(to_keeper);
-    exec_program(program, mask);
+    if (!args.read_only.empty() && ::geteuid() == 0) {
+      if (auto why = give_up_capabilities(); !why.empty()) {
+        complain("cannot take root's capabilities from "
+                 + std::string{args.program[0]} + ": " + why);
+        ::_exit(keeper_failed);
+      }
+    }
+    exec_program(args.program, mask);
   }
   if (worker < 0)
     ::_exit(keeper_failed);
@@ -177,28 +207,39 @@ void let_go_of_stdio() {
   }
 }
 
-/// Starts the program in a new PID namespace (in a user namespace of the
-/// keeper's own when it is not root), under an init of its own in a
-/// process group of its own: the program sees neither the keeper nor eat,
-/// so it can neither signal nor stop them, and everything it starts dies
-/// with it. Where the kernel refuses the namespaces, starts it as
-/// start_in_group does.
-started_program start_isolated(char** program, const sigset_t& mask) {
+/// Without namespaces: says what the program may write that it should
+/// not, then starts it as start_in_group does.
+started_program start_unprotected(
+  const keeper_args& args, const sigset_t& mask, const char* why) {
+  if (!args.read_only.empty())
+    complain(std::string{why} + ": " + args.program[0]
+             + " runs in eat's PID and mount namespaces, and can write the "
+               "run's files");
+  return start_in_group(args.program, mask);
+}
+
+/// Starts the program in new PID and mount namespaces (in a user namespace
+/// of the keeper's own when it is not root), under an init of its own in
+/// a process group of its own: the program sees neither the keeper nor
+/// eat, so it can neither signal nor stop them, everything it starts dies
+/// with it, and it cannot write `args.read_only`. Where the kernel refuses
+/// the namespaces, starts it as start_in_group does, after saying so.
+started_program start_isolated(const keeper_args& args, const sigset_t& mask) {
   if (::geteuid() != 0) {
     auto user = devices::enter_user_namespace();
     if (!user.error.empty())
       return complain(user.error), started_program{};
     if (!user.entered)
-      return start_in_group(program, mask);
+      return start_unprotected(args, mask, "no user namespace");
   }
   int pipe_fds[2];
   if (::unshare(CLONE_NEWPID) != 0 || ::pipe2(pipe_fds, O_CLOEXEC) != 0)
-    return start_in_group(program, mask);
+    return start_unprotected(args, mask, "no PID namespace");
   started_program out;
   out.pid = ::fork();
   if (out.pid == 0) {
     ::close(pipe_fds[0]);
-    run_init(program, mask, pipe_fds[1]);
+    run_init(args, mask, pipe_fds[1]);
   }
   ::close(pipe_fds[1]);
   if (out.pid < 0) {
@@ -308,8 +349,8 @@ int keeper_main(int argc, char** argv) {
              + std::strerror(errno) + "): daemons of " + args.program[0]
              + " may outlive it");
   set_ignored_signals(SIG_IGN);
-  auto program = args.pid_namespace ? start_isolated(args.program, before)
-                                    : start_in_group(args.program, before);
+  auto program = args.namespaces ? start_isolated(args, before)
+                                 : start_in_group(args.program, before);
   if (program.pid < 0)
     return keeper_failed;
   let_go_of_stdio();

@@ -45,8 +45,9 @@ uint64_t count_events(const fs::path& run_dir, event_kind kind) {
 } // namespace
 
 TEST_CASE("a cli agent's ./eval stops at [agents.cli] max_evals per "
-          "assignment, its CLI runs in a PID namespace of its own, and eat "
-          "status counts what its team tried") {
+          "assignment, its CLI runs in a PID namespace of its own and cannot "
+          "write the run's files, and eat status counts what its team "
+          "tried") {
   test::temp_dir tmp;
   auto agent = tmp.path() / "agent.sh";
   std::ofstream{agent} << "#!/bin/sh\n"
@@ -54,6 +55,9 @@ TEST_CASE("a cli agent's ./eval stops at [agents.cli] max_evals per "
                        << "readlink /proc/self/ns/pid > scratch/ns.txt\n"
                        << "./eval > scratch/eval1.txt 2>&1\n"
                        << "./eval > scratch/eval2.txt 2>&1\n"
+                       // What the red team did to score a wrong kernel.
+                       << "for f in ../../work/cache/*.so; do "
+                       << "cp kernel.cpp \"$f\"; done 2> scratch/cache.txt\n"
                        << "echo done\n";
   fs::permissions(agent, fs::perms::owner_all);
   auto config = tmp.path() / "config.toml";
@@ -84,6 +88,8 @@ TEST_CASE("a cli agent's ./eval stops at [agents.cli] max_evals per "
     attempts += 1;
     INFO(w.path().filename().string());
     CHECK_THAT(read_text(first), Catch::StartsWith("status: passed\n"));
+    CHECK_THAT(read_text(w.path() / "scratch" / "cache.txt"),
+      Catch::Contains(".so': Read-only file system"));
     auto ns = read_text(w.path() / "scratch" / "ns.txt");
     CHECK_THAT(ns, Catch::StartsWith("pid:["));
     CHECK(ns != fs::read_symlink("/proc/self/ns/pid").string() + "\n");
@@ -96,6 +102,7 @@ TEST_CASE("a cli agent's ./eval stops at [agents.cli] max_evals per "
   test::child_process show{EAT_BINARY, {"status", run_dir.string()}};
   std::string shown;
   CHECK(WEXITSTATUS(show.finish(shown)) == 0);
+  CHECK_THAT(shown, Catch::Contains("evaluations: 1 of 1, 1 passed\n"));
   CHECK_THAT(shown,
     Catch::Contains(", " + std::to_string(attempts) + " tried with ./eval\n"));
 }

@@ -350,7 +350,7 @@ TEST_CASE("values out of range are rejected with the range") {
     {"agents.cli", "timeout_s", "1e308",
       "a number of seconds in (0, 1e8], got float 1e+308"},
     {"agents.cli", "max_evals", "-1", "an integer in [0, 100000], got -1"},
-    {"agents.cli", "pid_namespace", "1", "a boolean, got 1"},
+    {"agents.cli", "namespaces", "1", "a boolean, got 1"},
     {"run", "target_speedup", "-2", "a number >= 0"},
     {"run", "target_sol_fraction", "-0.5", "a number >= 0"},
     {"supervisor", "teams", "0", "an integer in [1, 64], got 0"},

@@ -260,7 +260,7 @@ TEST_CASE("cli process: without its PID namespace, a CLI that kills its "
   // Why the keeper runs the CLI in a namespace of its own.
   test::temp_dir dir;
   auto spec = spec_for({fake_cli("daemon.sh"), "kill-group"}, dir.path());
-  spec.pid_namespace = false;
+  spec.namespaces = false;
   auto r = run_cli_process(spec);
   REQUIRE(r);
   auto daemon = pid_in(dir.path() / "daemon.pid");
@@ -271,7 +271,7 @@ TEST_CASE("cli process: without its PID namespace, a CLI that kills its "
 }
 
 TEST_CASE("cli process: the CLI runs in a PID namespace of its own, and "
-          "with --no-pid-namespace in eat's") {
+          "with --no-namespaces in eat's") {
   test::temp_dir dir;
   auto spec = spec_for(
     {"/bin/sh", "-c", "echo $$; readlink /proc/self/ns/pid"}, dir.path());
@@ -280,7 +280,7 @@ TEST_CASE("cli process: the CLI runs in a PID namespace of its own, and "
   auto ours = std::filesystem::read_symlink("/proc/self/ns/pid").string();
   CHECK_THAT(r->output, Catch::StartsWith("2\npid:["));
   CHECK_THAT(r->output, !Catch::EndsWith(ours + "\n"));
-  spec.pid_namespace = false;
+  spec.namespaces = false;
   r = run_cli_process(spec);
   REQUIRE(r);
   CHECK_THAT(r->output, Catch::EndsWith("\n" + ours + "\n"));
@@ -355,6 +355,56 @@ TEST_CASE("cli process: when the process that started the keeper dies, the "
   CHECK(ended_within(pid_in(dir.path() / "daemon.pid"), 30));
 }
 
+TEST_CASE("cli process: the CLI cannot write the paths given read-only, "
+          "but for those given writable") {
+  // A CLI overwrote the run's cached baseline and reference objects: a
+  // wrong kernel scored 16.5x and passed re-verification (red team).
+  test::temp_dir dir;
+  auto run = dir.path() / "run";
+  std::filesystem::create_directories(run / "cache");
+  std::filesystem::create_directories(run / "workspaces" / "mine");
+  std::ofstream{run / "cache" / "baseline.so"} << "compiled\n";
+  // Also around the mounts: through eat's /proc/PID/root, or undoing them
+  // (the test runs as root); and eat's processes are not in its /proc.
+  auto ours = "/proc/" + std::to_string(::getpid());
+  auto around = ours + "/root" + (run / "cache" / "baseline.so").string();
+  auto spec = spec_for(
+    {"/bin/sh", "-c",
+      "test -d " + ours
+        + " && echo eat is visible; "
+          "echo poisoned > "
+        + around
+        + "; echo poisoned > run/cache/baseline.so; "
+          "rm -f run/cache/baseline.so; touch run/new; "
+          "echo mine > run/workspaces/mine/kernel.cpp; touch outside; "
+          "umount -l run; mount -o remount,rw run; touch run/last"},
+    dir.path());
+  spec.read_only = {run.string(), (dir.path() / "missing").string()};
+  spec.writable = {(run / "workspaces" / "mine").string()};
+  auto r = run_cli_process(spec);
+  REQUIRE(r);
+  INFO(r->errors);
+  CHECK(describe_end(*r, spec) == "exited with status 1"); // touch run/last
+  CHECK(r->output.empty());
+  CHECK_THAT(r->errors, Catch::Contains("Read-only file system"));
+  std::ifstream in{run / "cache" / "baseline.so"};
+  std::string kept;
+  std::getline(in, kept);
+  CHECK(kept == "compiled");
+  CHECK_FALSE(std::filesystem::exists(run / "new"));
+  CHECK_FALSE(std::filesystem::exists(run / "last"));
+  CHECK(std::filesystem::exists(run / "workspaces" / "mine" / "kernel.cpp"));
+  CHECK(std::filesystem::exists(dir.path() / "outside"));
+  // Without namespaces nothing is read-only (the control).
+  spec.namespaces = false;
+  r = run_cli_process(spec);
+  REQUIRE(r);
+  CHECK_FALSE(std::filesystem::exists(run / "cache" / "baseline.so"));
+  CHECK(std::filesystem::exists(run / "new"));
+  CHECK(std::filesystem::exists(run / "last"));
+  CHECK(r->output == "eat is visible\n");
+}
+
 TEST_CASE("cli process: the keeper reports bad arguments and a program it "
           "cannot run") {
   test::temp_dir dir;
@@ -372,6 +422,13 @@ TEST_CASE("cli process: the keeper reports bad arguments and a program it "
   REQUIRE(r);
   CHECK(describe_end(*r, spec) == "exited with status 125");
   CHECK_THAT(r->errors, Catch::Contains("--grace: not a number of seconds"));
+  spec.argv = {
+    EAT_KEEPER_PATH, "--parent", "1", "--read-only", "run", "--", "/bin/true"};
+  r = run_cli_process(spec);
+  REQUIRE(r);
+  CHECK(describe_end(*r, spec) == "exited with status 125");
+  CHECK_THAT(
+    r->errors, Catch::Contains("--read-only: not an absolute path: run"));
   spec.argv = {EAT_KEEPER_PATH, "--parent", "1", "--", "/bin/true"};
   r = run_cli_process(spec);
   REQUIRE(r);

@@ -255,6 +255,7 @@ caf::expected<compile_result> compiler::compile(const std::string& source,
   result.so_path = target.string();
   auto log_path = fs::path{target}.replace_extension(".log");
   if (fs::exists(target)) {
+    mark_used(target);
     result.ok = true;
     result.cached = true;
     result.log = read_file(log_path);
@@ -311,8 +312,17 @@ caf::expected<compile_result> compiler::compile(const std::string& source,
                         + std::to_string(memory_bytes_ >> 20) + " MiB)";
     return result;
   }
-  // The log goes first, so that whoever finds the object finds its log.
   std::error_code ec;
+  if (auto bytes = fs::file_size(dir->path() / "out.so", ec);
+      !ec && bytes > limits_.object_bytes) {
+    result.failure = "the compiled object has " + std::to_string(bytes >> 20)
+                     + " MiB, over the "
+                     + std::to_string(limits_.object_bytes >> 20)
+                     + " MiB an object may have (a large static array?)";
+    return result;
+  }
+  ec.clear();
+  // The log goes first, so that whoever finds the object finds its log.
   if (write_file(dir->path() / "out.log", result.log))
     fs::rename(dir->path() / "out.log", log_path, ec);
   ec.clear();
@@ -321,6 +331,7 @@ caf::expected<compile_result> compiler::compile(const std::string& source,
     return make_error(error::io_failure, "cannot move the compiled object to "
                                            + target.string() + ": "
                                            + ec.message());
+  trim_cache(cache_dir_, limits_); // the new object is too recent to go
   result.ok = true;
   return result;
 }

@@ -4,7 +4,9 @@
 // `<key>.log`), where the key is the
 // SHA-256 of compiler identity, flags and source, so the task's baseline and
 // reference compile once per work_dir. Writes are atomic: each compile works
-// in its own temporary directory and renames its result into place.
+// in its own temporary directory and renames its result into place. An
+// object may be 64 MiB, and the cache 4 GiB, beyond which the objects used
+// least recently (an hour ago or more) go (devices/compile_cache.hpp).
 //
 // A compiler is a plain value owned by the CPU device; compile() may run on
 // several threads at once (devices sharing a work_dir never clash).
@@ -17,6 +19,8 @@
 #include <vector>
 
 #include <caf/expected.hpp>
+
+#include "devices/compile_cache.hpp"
 
 namespace eat::devices {
 
@@ -93,6 +97,13 @@ public:
   std::map<std::string, int64_t> target_facts(
     const std::vector<std::string>& flags) const;
 
+  /// The bounds of compiled objects and of the cache (compile_cache.hpp):
+  /// an object over `object_bytes` is the source's compile error, and
+  /// each new object trims the cache to `cache_bytes`.
+  void set_cache_limits(const cache_limits& limits) {
+    limits_ = limits;
+  }
+
   /// Returns the cache key of (source, flags) for this compiler.
   std::string cache_key(
     const std::string& source, const std::vector<std::string>& flags) const;
@@ -111,6 +122,7 @@ private:
   /// Where compiles are confined, the paths they may read (the system's,
   /// the compiler's installation, EAT_COMPILE_PATHS); empty where not.
   std::vector<std::string> reads_;
+  cache_limits limits_;
 };
 
 /// The first line of a compiler's output that reports an error (one holding

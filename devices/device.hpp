@@ -63,6 +63,11 @@ struct prepared {
   std::string candidate_object;
 };
 
+/// Whether every object file `p` names still exists (the compile cache may
+/// have trimmed one prepared long ago: devices/compile_cache.hpp). Names
+/// without a '/' (the sim device's) are not files and count as existing.
+bool objects_exist(const prepared& p);
+
 /// A compute device that evaluates candidates.
 class device {
 public:

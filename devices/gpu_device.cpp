@@ -181,7 +181,11 @@ gpu_runner_request gpu_device::make_request(
 }
 
 eval_result gpu_device::run(const task_spec& task, const candidate& c,
-  const prepared& objects, uint64_t seed) {
+  const prepared& prepared_objects, uint64_t seed) {
+  // Compiled again if the cache trimmed an object while it waited.
+  bool kept = objects_exist(prepared_objects);
+  auto again = kept ? prepared{} : prepare(task, c);
+  const auto& objects = kept ? prepared_objects : again;
   eval_result result;
   result.candidate = c.id;
   result.seed = seed;

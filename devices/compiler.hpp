@@ -57,8 +57,9 @@ public:
   /// The default data memory of a compile: 8 GiB.
   static constexpr uint64_t compile_memory_bytes = uint64_t{8} << 30;
 
-  /// The largest file a compile may write: 1 GiB.
-  static constexpr uint64_t compile_file_bytes = uint64_t{1} << 30;
+  /// The largest file a compile may write: 256 MiB (an object may keep 64:
+  /// compile_cache.hpp).
+  static constexpr uint64_t compile_file_bytes = uint64_t{256} << 20;
 
   /// Whether compiles are confined by Landlock (devices/landlock.hpp) to
   /// the toolchain's files and their build directory: a source's

@@ -64,6 +64,13 @@ void describe_fds(spawn_setup& setup, const process_spec& spec) {
     if (!standard_set[fd])
       posix_spawn_file_actions_addopen(
         fa, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0);
+  // Nothing else of eat's: its store's files are open for writing.
+  int first_free = 3;
+  for (const auto& [child, parent] : spec.fds)
+    first_free = std::max(first_free, child + 1);
+  for (const auto& [child, path] : spec.files)
+    first_free = std::max(first_free, child + 1);
+  posix_spawn_file_actions_addclosefrom_np(fa, first_free);
 }
 
 void describe_attributes(spawn_setup& setup) {

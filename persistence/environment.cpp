@@ -4,6 +4,8 @@
 #include <string>
 #include <system_error>
 
+#include <fcntl.h>
+
 #include "actors/protocol/error.hpp"
 #include "persistence/lmdb_error.hpp"
 
@@ -79,6 +81,11 @@ caf::expected<env_ptr> open_mapped(
   if (auto rc = mdb_env_open(raw, where.c_str(), flags, 0644);
       rc != MDB_SUCCESS)
     return lmdb_error("mdb_env_open", rc, where);
+  // Programs eat starts do not inherit the store's file, open for
+  // writing (its spawns also close what they do not pass on).
+  mdb_filehandle_t fd = -1;
+  if (mdb_env_get_fd(raw, &fd) == MDB_SUCCESS && fd >= 0)
+    ::fcntl(fd, F_SETFD, ::fcntl(fd, F_GETFD) | FD_CLOEXEC);
   return env;
 }
 

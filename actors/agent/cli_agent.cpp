@@ -10,6 +10,8 @@
 #include <sstream>
 #include <thread>
 
+#include <unistd.h>
+
 #include <caf/scoped_actor.hpp>
 
 #include "actors/agent/cli_process.hpp"
@@ -47,6 +49,24 @@ std::string canonical_path(const fs::path& path) {
   std::error_code ec;
   auto out = fs::weakly_canonical(fs::absolute(path), ec);
   return ec ? fs::absolute(path).lexically_normal().string() : out.string();
+}
+
+/// What a CLI may write: nothing but the system's temporary folders, its
+/// home and its workspace, and none of `protect` (the run directory, ...).
+std::vector<cli_mount> cli_mounts(
+  const std::vector<fs::path>& protect, const fs::path& workspace) {
+  std::vector<cli_mount> out{{"/", false}};
+  for (const char* path : {"/tmp", "/var/tmp", "/dev/shm", "/dev/pts"})
+    out.push_back({path, true});
+  auto uid = std::to_string(::getuid());
+  out.push_back({"/run/user/" + uid, true});
+  if (const char* home = std::getenv("HOME");
+      home != nullptr && home[0] == '/' && home[1] != '\0')
+    out.push_back({canonical_path(home), true});
+  for (const auto& path : protect)
+    out.push_back({canonical_path(path), false});
+  out.push_back({canonical_path(workspace), true});
+  return out;
 }
 
 std::string path_env() {
@@ -136,11 +156,8 @@ cli_run_spec run_spec(const attempt_plan& p, const fs::path& dir) {
   spec.argv = build_argv(p, dir);
   spec.keeper = p.opts->keeper_program;
   spec.namespaces = p.opts->namespaces;
-  if (spec.namespaces) {
-    for (const auto& path : p.opts->read_only)
-      spec.read_only.push_back(canonical_path(path));
-    spec.writable.push_back(canonical_path(dir));
-  }
+  if (spec.namespaces && !p.opts->read_only.empty())
+    spec.mounts = cli_mounts(p.opts->read_only, dir);
   spec.cwd = dir;
   auto names = base_env;
   names.insert(names.end(), p.opts->env_allow.begin(),

@@ -110,12 +110,10 @@ std::vector<std::string> spawned_argv(const cli_run_spec& spec) {
     std::to_string(::getpid()), "--grace", seconds_text(spec.kill_grace_s)};
   if (!spec.namespaces)
     argv.emplace_back("--no-namespaces");
-  for (auto [option, paths] : {std::pair{"--read-only", &spec.read_only},
-         std::pair{"--writable", &spec.writable}})
-    for (const auto& path : *paths) {
-      argv.emplace_back(option);
-      argv.push_back(path);
-    }
+  for (const auto& m : spec.mounts) {
+    argv.emplace_back(m.writable ? "--writable" : "--read-only");
+    argv.push_back(m.path);
+  }
   argv.emplace_back("--");
   argv.insert(argv.end(), spec.argv.begin(), spec.argv.end());
   return argv;
@@ -139,6 +137,9 @@ caf::expected<started_child> start_child(const cli_run_spec& spec) {
     posix_spawn_file_actions_adddup2(fa, in->read.get(), 0);
   posix_spawn_file_actions_adddup2(fa, out->write.get(), 1);
   posix_spawn_file_actions_adddup2(fa, err->write.get(), 2);
+  // Nothing else of eat's: a CLI wrote the run's log through the store's
+  // descriptor, read-only mount or not (red team).
+  posix_spawn_file_actions_addclosefrom_np(fa, 3);
   sigset_t none;
   sigset_t all;
   sigemptyset(&none);

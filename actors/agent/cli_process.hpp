@@ -45,6 +45,12 @@ enum class cli_end {
 /// false to stop the process.
 using cli_line_callback = std::function<bool(std::string_view line)>;
 
+/// A path of a CLI's mount namespace and whether it may write there.
+struct cli_mount {
+  std::string path;
+  bool writable = false;
+};
+
 /// What to run and how long to let it run.
 struct cli_run_spec {
   /// Program and arguments; argv[0] must be a path (see find_program).
@@ -57,10 +63,11 @@ struct cli_run_spec {
   /// where the kernel allows them (keeper.hpp); false: in the keeper's
   /// group.
   bool namespaces = true;
-  /// Absolute paths argv may not write (in its mount namespace), but for
-  /// those of `writable` (e.g. its workspace).
-  std::vector<std::string> read_only;
-  std::vector<std::string> writable;
+  /// What argv may write in its mount namespace: each absolute path made
+  /// read-only or writable, with what lies under it, in this order, each
+  /// over those before (e.g. "/" read-only, then /tmp writable, then the
+  /// run directory read-only, then the workspace writable).
+  std::vector<cli_mount> mounts;
   /// Working directory of the child.
   std::filesystem::path cwd;
   /// The complete environment of the child, as "NAME=value" strings.

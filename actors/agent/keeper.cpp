@@ -38,9 +38,9 @@ struct keeper_args {
   /// Whether the program runs in PID and mount namespaces of its own
   /// (where the kernel allows them).
   bool namespaces = true;
-  /// Paths the program may not write, but for those of `writable`.
-  std::vector<std::string> read_only;
-  std::vector<std::string> writable;
+  /// Paths made read-only (false) or writable (true) for the program, in
+  /// this order.
+  std::vector<std::pair<std::string, bool>> mounts;
   char** program = nullptr;
 };
 
@@ -76,8 +76,7 @@ bool parse(int argc, char** argv, keeper_args& out) {
         return complain(std::string{argv[i]}
                         + ": not an absolute path: " + argv[i + 1]),
                false;
-      (argv[i][2] == 'r' ? out.read_only : out.writable)
-        .emplace_back(argv[i + 1]);
+      out.mounts.emplace_back(argv[i + 1], argv[i][2] == 'w');
     } else if (std::strcmp(argv[i], "--parent") == 0) {
       auto pid = std::strtol(argv[i + 1], &end, 10);
       if (*end != '\0' || pid <= 0)
@@ -160,18 +159,16 @@ void let_go_of_stdio() {
   ::close(null);
 }
 
-/// The namespace's init (PID 1): makes the paths of `args.read_only`
-/// read-only for the program, starts it, reaps every process of the
-/// namespace until the program ends, writes the program's wait status to
-/// `to_keeper` and exits, upon which the kernel kills what is left of the
-/// namespace.
+/// The namespace's init (PID 1): mounts `args.mounts` for the program, starts
+/// it, reaps every process of the namespace until the program ends, writes the
+/// program's wait status to `to_keeper` and exits, upon which the kernel kills
+/// what is left of the namespace.
 [[noreturn]] void run_init(
   const keeper_args& args, const sigset_t& mask, int to_keeper) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL); // the keeper killed: all go
   ::setpgid(0, 0); // the program's group, which the keeper is not in
-  if (!args.read_only.empty()) {
-    if (auto why = make_read_only(args.read_only, args.writable);
-        !why.empty()) {
+  if (!args.mounts.empty()) {
+    if (auto why = make_read_only(args.mounts); !why.empty()) {
       complain("cannot make the run's files read-only for "
                + std::string{args.program[0]} + ": " + why);
       ::_exit(keeper_failed);
@@ -180,7 +177,7 @@ void let_go_of_stdio() {
   pid_t worker = ::fork();
   if (worker == 0) {
     ::close(to_keeper);
-    if (!args.read_only.empty() && ::geteuid() == 0) {
+    if (!args.mounts.empty() && ::geteuid() == 0) {
       if (auto why = give_up_capabilities(); !why.empty()) {
         complain("cannot take root's capabilities from "
                  + std::string{args.program[0]} + ": " + why);
@@ -211,7 +208,7 @@ void let_go_of_stdio() {
 /// not, then starts it as start_in_group does.
 started_program start_unprotected(
   const keeper_args& args, const sigset_t& mask, const char* why) {
-  if (!args.read_only.empty())
+  if (!args.mounts.empty())
     complain(std::string{why} + ": " + args.program[0]
              + " runs in eat's PID and mount namespaces, and can write the "
                "run's files");
@@ -222,8 +219,8 @@ started_program start_unprotected(
 /// of the keeper's own when it is not root), under an init of its own in
 /// a process group of its own: the program sees neither the keeper nor
 /// eat, so it can neither signal nor stop them, everything it starts dies
-/// with it, and it cannot write `args.read_only`. Where the kernel refuses
-/// the namespaces, starts it as start_in_group does, after saying so.
+/// with it, and it writes only where `args.mounts` lets it. Where the kernel
+/// refuses the namespaces, starts it as start_in_group does, after saying so.
 started_program start_isolated(const keeper_args& args, const sigset_t& mask) {
   if (::geteuid() != 0) {
     auto user = devices::enter_user_namespace();
@@ -334,6 +331,9 @@ int end_as(int status) {
 } // namespace
 
 int keeper_main(int argc, char** argv) {
+  // Only stdin, stdout and stderr go to the program: a descriptor of eat's
+  // store, open for writing, let a CLI rewrite the run's log (red team).
+  ::close_range(3, ~0U, 0);
   keeper_args args;
   if (!parse(argc, argv, args))
     return keeper_failed;

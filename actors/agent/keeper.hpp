@@ -13,9 +13,10 @@
 // stop neither the keeper nor eat (before, a CLI could SIGKILL or SIGSTOP
 // its keeper, and its daemons then ran on); when it exits, init exits and
 // the kernel kills every process of the namespace, daemons that left the
-// group with setsid included. In its mount namespace the --read-only paths
-// are read-only but for the --writable ones (keeper_mounts.hpp), and a
-// program started as root runs without capabilities. Where the kernel
+// group with setsid included. In its mount namespace the --read-only and
+// --writable paths are mounted so, in the order given (keeper_mounts.hpp),
+// and a program started as root runs without capabilities. The program
+// gets no descriptor but stdin, stdout and stderr. Where the kernel
 // refuses the namespaces (saying so on stderr), or with --no-namespaces,
 // the program runs in the keeper's group and the keeper is a child
 // subreaper instead: a daemon becomes its child once the daemon's parent

@@ -82,23 +82,38 @@ std::string remount(const std::string& path, bool read_only) {
 
 } // namespace
 
-std::string make_read_only(const std::vector<std::string>& read_only,
-  const std::vector<std::string>& writable) {
+std::string make_read_only(
+  const std::vector<std::pair<std::string, bool>>& mounts) {
+  char cwd[4096];
+  if (::getcwd(cwd, sizeof(cwd)) == nullptr)
+    return failure("getcwd");
   if (::unshare(CLONE_NEWNS) != 0)
     return failure("unshare(CLONE_NEWNS)");
   // Nothing done here reaches the mounts outside.
   if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
     return failure("making / private");
-  for (const auto& path : read_only)
-    if (auto why = remount(path, true); !why.empty())
+  for (const auto& [path, writable] : mounts) {
+    // The root is changed where it is: a mount over it would not be the
+    // root of the processes here.
+    auto why
+      = path == "/" ? set_read_only(path, !writable) : remount(path, !writable);
+    if (!why.empty())
       return why;
-  for (const auto& path : writable)
-    if (auto why = remount(path, false); !why.empty())
-      return why;
+  }
   if (::mount(
         "proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr)
       != 0)
     return failure("mounting the PID namespace's /proc");
+  // As container runtimes do: the machine's settings stay as they are (a
+  // root CLI set kernel.core_pattern to a program of its own, which the
+  // kernel then ran as root outside every namespace: red team).
+  for (const char* path :
+    {"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/fs"})
+    if (auto why = remount(path, true); !why.empty())
+      return why;
+  // The working directory, looked up again, is on the mounts made here.
+  if (::chdir(cwd) != 0)
+    return failure(std::string{"chdir "} + cwd);
   return {};
 }
 

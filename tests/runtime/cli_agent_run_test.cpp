@@ -58,6 +58,7 @@ TEST_CASE("a cli agent's ./eval stops at [agents.cli] max_evals per "
                        // What the red team did to score a wrong kernel.
                        << "for f in ../../work/cache/*.so; do "
                        << "cp kernel.cpp \"$f\"; done 2> scratch/cache.txt\n"
+                       << "touch /etc/eat-run-test 2> scratch/etc.txt\n"
                        << "echo done\n";
   fs::permissions(agent, fs::perms::owner_all);
   auto config = tmp.path() / "config.toml";
@@ -90,6 +91,8 @@ TEST_CASE("a cli agent's ./eval stops at [agents.cli] max_evals per "
     CHECK_THAT(read_text(first), Catch::StartsWith("status: passed\n"));
     CHECK_THAT(read_text(w.path() / "scratch" / "cache.txt"),
       Catch::Contains(".so': Read-only file system"));
+    CHECK_THAT(read_text(w.path() / "scratch" / "etc.txt"),
+      Catch::Contains("Read-only file system"));
     auto ns = read_text(w.path() / "scratch" / "ns.txt");
     CHECK_THAT(ns, Catch::StartsWith("pid:["));
     CHECK(ns != fs::read_symlink("/proc/self/ns/pid").string() + "\n");
@@ -98,6 +101,8 @@ TEST_CASE("a cli agent's ./eval stops at [agents.cli] max_evals per "
                       "(agents.cli.max_evals)"));
   }
   REQUIRE(attempts >= 1);
+  CHECK_FALSE(fs::exists("/etc/eat-run-test"));
+  fs::remove("/etc/eat-run-test");
   CHECK(count_events(run_dir, event_kind::agent_evaluated) == attempts);
   test::child_process show{EAT_BINARY, {"status", run_dir.string()}};
   std::string shown;

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <string>
 
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -379,8 +380,8 @@ TEST_CASE("cli process: the CLI cannot write the paths given read-only, "
           "echo mine > run/workspaces/mine/kernel.cpp; touch outside; "
           "umount -l run; mount -o remount,rw run; touch run/last"},
     dir.path());
-  spec.read_only = {run.string(), (dir.path() / "missing").string()};
-  spec.writable = {(run / "workspaces" / "mine").string()};
+  spec.mounts = {{run.string(), false}, {(dir.path() / "missing").string()},
+    {(run / "workspaces" / "mine").string(), true}};
   auto r = run_cli_process(spec);
   REQUIRE(r);
   INFO(r->errors);
@@ -403,6 +404,46 @@ TEST_CASE("cli process: the CLI cannot write the paths given read-only, "
   CHECK(std::filesystem::exists(run / "new"));
   CHECK(std::filesystem::exists(run / "last"));
   CHECK(r->output == "eat is visible\n");
+}
+
+TEST_CASE("cli process: a CLI given / read-only cannot change the machine's "
+          "files or kernel settings, but can write where it is given") {
+  // A root CLI set kernel.core_pattern to a program of its own, which the
+  // kernel ran as root outside every namespace (red team).
+  test::temp_dir dir;
+  auto etc_file = std::filesystem::path{"/etc/eat-keeper-test"};
+  auto spec = spec_for(
+    {"/bin/sh", "-c",
+      "touch " + etc_file.string()
+        + "; "
+          "p=$(cat /proc/sys/kernel/core_pattern); "
+          "echo \"$p\" > /proc/sys/kernel/core_pattern; touch given"},
+    dir.path());
+  spec.mounts = {{"/", false}, {dir.path().string(), true}};
+  auto r = run_cli_process(spec);
+  REQUIRE(r);
+  INFO(r->errors);
+  CHECK(describe_end(*r, spec) == "exited with status 0");
+  CHECK_THAT(
+    r->errors, Catch::Contains(etc_file.string() + "': Read-only file system"));
+  CHECK_THAT(r->errors, Catch::Contains("core_pattern: Read-only file system"));
+  CHECK(std::filesystem::exists(dir.path() / "given"));
+  CHECK_FALSE(std::filesystem::exists(etc_file));
+  std::filesystem::remove(etc_file);
+}
+
+TEST_CASE("cli process: a CLI gets only stdin, stdout and stderr of eat's "
+          "descriptors") {
+  // It inherited the run's store, open for writing, and rewrote the log
+  // through it (red team).
+  test::temp_dir dir;
+  int leaked = ::open("/dev/null", O_RDONLY); // not close-on-exec
+  REQUIRE(leaked > 2);
+  auto spec = spec_for({"/bin/ls", "/proc/self/fd"}, dir.path());
+  auto r = run_cli_process(spec);
+  ::close(leaked);
+  REQUIRE(r);
+  CHECK(r->output == "0\n1\n2\n3\n"); // 3: the folder ls reads
 }
 
 TEST_CASE("cli process: the keeper reports bad arguments and a program it "

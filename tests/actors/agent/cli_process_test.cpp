@@ -68,6 +68,18 @@ bool gone(pid_t pid) {
   return ::kill(pid, 0) == -1 && errno == ESRCH;
 }
 
+/// Runs `spec` (daemon.sh) and checks that its daemon is still running
+/// after it, then kills the daemon.
+void check_daemon_outlives(const cli_run_spec& spec) {
+  auto r = run_cli_process(spec);
+  REQUIRE(r);
+  auto daemon = pid_in(spec.cwd / "daemon.pid");
+  REQUIRE(daemon > 0);
+  CHECK_FALSE(gone(daemon));
+  ::kill(daemon, SIGKILL);
+  CHECK(ended_within(daemon, 30));
+}
+
 } // namespace
 
 TEST_CASE("cli process: find_program searches PATH and reports what is missing") {
@@ -262,13 +274,7 @@ TEST_CASE("cli process: without its PID namespace, a CLI that kills its "
   test::temp_dir dir;
   auto spec = spec_for({fake_cli("daemon.sh"), "kill-group"}, dir.path());
   spec.namespaces = false;
-  auto r = run_cli_process(spec);
-  REQUIRE(r);
-  auto daemon = pid_in(dir.path() / "daemon.pid");
-  REQUIRE(daemon > 0);
-  CHECK_FALSE(gone(daemon));
-  ::kill(daemon, SIGKILL);
-  CHECK(ended_within(daemon, 30));
+  check_daemon_outlives(spec);
 }
 
 TEST_CASE("cli process: the CLI runs in a PID namespace of its own, and "
@@ -293,13 +299,7 @@ TEST_CASE("cli process: without the keeper, a daemon that left the group "
   test::temp_dir dir;
   auto spec = spec_for({fake_cli("daemon.sh"), "exit"}, dir.path());
   spec.keeper.clear();
-  auto r = run_cli_process(spec);
-  REQUIRE(r);
-  auto daemon = pid_in(dir.path() / "daemon.pid");
-  REQUIRE(daemon > 0);
-  CHECK_FALSE(gone(daemon));
-  ::kill(daemon, SIGKILL);
-  CHECK(ended_within(daemon, 30));
+  check_daemon_outlives(spec);
 }
 
 TEST_CASE("cli process: a stubborn CLI and its daemon are killed after the "

@@ -48,10 +48,13 @@ cli_agent_options cli_options(const config& cfg, const agent_links& links) {
   o.eval_timeout_s = c.eval_timeout_s;
   o.max_evals = c.max_evals;
   o.namespaces = c.namespaces;
+  o.home_paths = c.home_paths;
   // What the CLI may read but not write: the run (its store, the compile
   // cache, the other workspaces), the tasks, eat's programs and prompts.
-  for (const auto& path : {links.run_dir, cfg.run.tasks_dir, executable_dir(),
-         o.prompts_dir, o.work_dir})
+  // Other runs under the run root too: a resumed one would load what a CLI
+  // left there.
+  for (const auto& path : {cfg.run.root, links.run_dir, cfg.run.tasks_dir,
+         executable_dir(), o.prompts_dir, o.work_dir})
     if (!path.empty())
       o.read_only.push_back(path);
   o.eat_program = fs::read_symlink("/proc/self/exe").string();

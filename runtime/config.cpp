@@ -272,6 +272,7 @@ cli_agent_section read_cli(table_reader s, const fs::path& base) {
     = s.number("eval_timeout_s", seconds).value_or(r.eval_timeout_s);
   r.max_evals = s.integer("max_evals", 0, 100000).value_or(r.max_evals);
   r.namespaces = s.boolean("namespaces").value_or(r.namespaces);
+  r.home_paths = s.strings("home_paths", non_empty).value_or(r.home_paths);
   if (r.preset == "custom" && r.args.empty() && s.has("preset"))
     s.fail("args", "preset \"custom\" needs args (the command line, as an "
                    "array)");
@@ -476,14 +477,15 @@ config read_sections(const toml::table& root, const fs::path& file,
                                                "http"}, out)
                         .string("backend", backend_name)
                         .value_or(cfg.agent_backend);
-  cfg.cli = read_cli(
-    section(root, "agents.cli",
-      {"preset", "program", "args", "output_format", "prompt_input", "work_dir",
-        "prompts_dir", "env_allow", "allowed_paths", "role", "timeout_s",
-        "idle_timeout_s", "kill_grace_s", "max_turns", "retries",
-        "retry_base_s", "eval_timeout_s", "max_evals", "namespaces"},
-      out),
-    base);
+  cfg.cli
+    = read_cli(section(root, "agents.cli",
+                 {"preset", "program", "args", "output_format", "prompt_input",
+                   "work_dir", "prompts_dir", "env_allow", "allowed_paths",
+                   "role", "timeout_s", "idle_timeout_s", "kill_grace_s",
+                   "max_turns", "retries", "retry_base_s", "eval_timeout_s",
+                   "max_evals", "namespaces", "home_paths"},
+                 out),
+      base);
   cfg.http = read_http(section(root, "agents.http",
     {"api", "base_url", "model", "api_key_env", "max_tokens",
       "max_completion_tokens", "temperature", "stream", "timeout_s",

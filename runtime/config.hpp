@@ -116,8 +116,12 @@ struct cli_agent_section {
   double eval_timeout_s = 1800;
   /// `./eval` calls per assignment (0: no limit).
   uint32_t max_evals = 20;
-  /// Whether the CLI runs in a PID namespace of its own (eat-keeper).
+  /// Whether the CLI runs in PID and mount namespaces of its own
+  /// (eat-keeper).
   bool namespaces = true;
+  /// What the CLI may write of its home ("name/": a folder).
+  std::vector<std::string> home_paths
+    = {".claude/", ".claude.json", ".codex/", ".gemini/", ".aider/"};
 };
 
 /// The [agents.http] section: LLM servers (docs/agent-http.md).

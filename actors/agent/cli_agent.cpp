@@ -51,20 +51,28 @@ std::string canonical_path(const fs::path& path) {
   return ec ? fs::absolute(path).lexically_normal().string() : out.string();
 }
 
-/// What a CLI may write: nothing but the system's temporary folders, its
-/// home and its workspace, and none of `protect` (the run directory, ...).
+/// What a CLI may write: nothing but the system's temporary folders, the
+/// `home_paths` of its home and its workspace, none of `opts.read_only`
+/// (the run directory, ...), and the other workspaces are hidden (their
+/// ./eval sockets took another team's kernels: red team).
 std::vector<cli_mount> cli_mounts(
-  const std::vector<fs::path>& protect, const fs::path& workspace) {
+  const cli_agent_options& opts, const fs::path& workspace) {
   std::vector<cli_mount> out{{"/", false}};
-  for (const char* path : {"/tmp", "/var/tmp", "/dev/shm", "/dev/pts"})
+  for (const char* path : {"/tmp", "/var/tmp"})
     out.push_back({path, true});
-  auto uid = std::to_string(::getuid());
-  out.push_back({"/run/user/" + uid, true});
+  out.push_back({"/run/user/" + std::to_string(::getuid()), true});
   if (const char* home = std::getenv("HOME");
       home != nullptr && home[0] == '/' && home[1] != '\0')
-    out.push_back({canonical_path(home), true});
-  for (const auto& path : protect)
+    for (const auto& name : opts.home_paths) {
+      auto path = fs::path{home} / name;
+      std::error_code ec;
+      if (!name.empty() && name.back() == '/')
+        fs::create_directories(path, ec);
+      out.push_back({canonical_path(path), true});
+    }
+  for (const auto& path : opts.read_only)
     out.push_back({canonical_path(path), false});
+  out.push_back({canonical_path(opts.work_dir), false, true});
   out.push_back({canonical_path(workspace), true});
   return out;
 }
@@ -157,7 +165,7 @@ cli_run_spec run_spec(const attempt_plan& p, const fs::path& dir) {
   spec.keeper = p.opts->keeper_program;
   spec.namespaces = p.opts->namespaces;
   if (spec.namespaces && !p.opts->read_only.empty())
-    spec.mounts = cli_mounts(p.opts->read_only, dir);
+    spec.mounts = cli_mounts(*p.opts, dir);
   spec.cwd = dir;
   auto names = base_env;
   names.insert(names.end(), p.opts->env_allow.begin(),

@@ -111,7 +111,9 @@ std::vector<std::string> spawned_argv(const cli_run_spec& spec) {
   if (!spec.namespaces)
     argv.emplace_back("--no-namespaces");
   for (const auto& m : spec.mounts) {
-    argv.emplace_back(m.writable ? "--writable" : "--read-only");
+    argv.emplace_back(m.hidden     ? "--hide"
+                      : m.writable ? "--writable"
+                                   : "--read-only");
     argv.push_back(m.path);
   }
   argv.emplace_back("--");

@@ -45,10 +45,12 @@ enum class cli_end {
 /// false to stop the process.
 using cli_line_callback = std::function<bool(std::string_view line)>;
 
-/// A path of a CLI's mount namespace and whether it may write there.
+/// A path of a CLI's mount namespace and whether it may write there, or
+/// whether it is hidden (an empty folder).
 struct cli_mount {
   std::string path;
   bool writable = false;
+  bool hidden = false;
 };
 
 /// What to run and how long to let it run.

@@ -38,9 +38,9 @@ struct keeper_args {
   /// Whether the program runs in PID and mount namespaces of its own
   /// (where the kernel allows them).
   bool namespaces = true;
-  /// Paths made read-only (false) or writable (true) for the program, in
-  /// this order.
-  std::vector<std::pair<std::string, bool>> mounts;
+  /// Paths made read-only, writable or hidden for the program, in this
+  /// order.
+  std::vector<keeper_mount> mounts;
   char** program = nullptr;
 };
 
@@ -71,12 +71,16 @@ bool parse(int argc, char** argv, keeper_args& out) {
       out.namespaces = false;
       i -= 1; // takes no value
     } else if (std::strcmp(argv[i], "--read-only") == 0
-               || std::strcmp(argv[i], "--writable") == 0) {
+               || std::strcmp(argv[i], "--writable") == 0
+               || std::strcmp(argv[i], "--hide") == 0) {
       if (argv[i + 1][0] != '/')
         return complain(std::string{argv[i]}
                         + ": not an absolute path: " + argv[i + 1]),
                false;
-      out.mounts.emplace_back(argv[i + 1], argv[i][2] == 'w');
+      auto kind = argv[i][2] == 'w'   ? mount_kind::writable
+                  : argv[i][2] == 'h' ? mount_kind::hidden
+                                      : mount_kind::read_only;
+      out.mounts.push_back({argv[i + 1], kind});
     } else if (std::strcmp(argv[i], "--parent") == 0) {
       auto pid = std::strtol(argv[i + 1], &end, 10);
       if (*end != '\0' || pid <= 0)
@@ -96,8 +100,8 @@ bool parse(int argc, char** argv, keeper_args& out) {
   }
   if (i >= argc || std::strcmp(argv[i], "--") != 0 || i + 1 >= argc)
     return complain("usage: eat-keeper --parent PID [--grace SECONDS] "
-                    "[--no-namespaces] [--read-only PATH]... [--writable "
-                    "PATH]... -- PROGRAM [ARGS...]"),
+                    "[--no-namespaces] [--read-only|--writable|--hide PATH]... "
+                    "-- PROGRAM [ARGS...]"),
            false;
   if (out.parent == 0)
     return complain("--parent is required"), false;

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <utility>
 
 #include <fcntl.h>
@@ -80,10 +81,84 @@ std::string remount(const std::string& path, bool read_only) {
   return set_read_only(path, read_only);
 }
 
+/// Creates what a mount of `source` (a directory or not) needs at `path`,
+/// its parents too, where a hidden folder left nothing.
+std::string make_mount_point(const std::string& path, int source) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0)
+    return {};
+  for (size_t slash = path.find('/', 1); slash != std::string::npos;
+       slash = path.find('/', slash + 1))
+    ::mkdir(path.substr(0, slash).c_str(), 0755);
+  struct stat from;
+  if (::fstat(source, &from) != 0)
+    return failure("fstat " + path);
+  int made = S_ISDIR(from.st_mode)
+               ? ::mkdir(path.c_str(), 0755)
+               : ::open(path.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+  if (made < 0)
+    return failure("making a mount point at " + path);
+  if (!S_ISDIR(from.st_mode))
+    ::close(made);
+  return {};
+}
+
+/// Mounts what `source` (an O_PATH descriptor) names at `path`, read-only
+/// or writable.
+std::string bind_from(int source, const std::string& path, bool read_only) {
+  if (auto why = make_mount_point(path, source); !why.empty())
+    return why;
+  auto from = "/proc/self/fd/" + std::to_string(source);
+  if (::mount(from.c_str(), path.c_str(), nullptr, MS_BIND | MS_REC, nullptr)
+      != 0)
+    return failure("bind mount " + path);
+  return set_read_only(path, read_only);
+}
+
+/// Replaces /dev with a small one of its own, as container runtimes do:
+/// null, zero, full, random, urandom and tty from the machine's, a pts
+/// instance of its own and an empty shm. A root CLI without capabilities
+/// still opened the machine's disks and consoles for writing, read-only
+/// mounts or not (red team).
+std::string make_dev() {
+  const char* nodes[] = {"null", "zero", "full", "random", "urandom", "tty"};
+  int fds[std::size(nodes)];
+  for (size_t i = 0; i < std::size(nodes); ++i)
+    fds[i]
+      = ::open((std::string{"/dev/"} + nodes[i]).c_str(), O_PATH | O_CLOEXEC);
+  std::string why;
+  if (::mount(
+        "tmpfs", "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=755,size=1m")
+      != 0)
+    why = failure("mounting a /dev of its own");
+  for (size_t i = 0; i < std::size(nodes) && why.empty(); ++i)
+    if (fds[i] >= 0)
+      why = bind_from(fds[i], std::string{"/dev/"} + nodes[i], false);
+  for (int fd : fds)
+    if (fd >= 0)
+      ::close(fd);
+  if (!why.empty())
+    return why;
+  ::mkdir("/dev/pts", 0755);
+  ::mkdir("/dev/shm", 01777);
+  // Without ptys or shm a CLI mostly works: neither is fatal.
+  if (::mount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,
+        "newinstance,ptmxmode=0666,mode=620")
+      == 0)
+    ::symlink("pts/ptmx", "/dev/ptmx");
+  ::mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777");
+  ::chmod("/dev/shm", 01777);
+  for (auto [link, target] : {std::pair{"/dev/fd", "/proc/self/fd"},
+         std::pair{"/dev/stdin", "/proc/self/fd/0"},
+         std::pair{"/dev/stdout", "/proc/self/fd/1"},
+         std::pair{"/dev/stderr", "/proc/self/fd/2"}})
+    ::symlink(target, link);
+  return {};
+}
+
 } // namespace
 
-std::string make_read_only(
-  const std::vector<std::pair<std::string, bool>>& mounts) {
+std::string make_read_only(const std::vector<keeper_mount>& mounts) {
   char cwd[4096];
   if (::getcwd(cwd, sizeof(cwd)) == nullptr)
     return failure("getcwd");
@@ -92,14 +167,38 @@ std::string make_read_only(
   // Nothing done here reaches the mounts outside.
   if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
     return failure("making / private");
-  for (const auto& [path, writable] : mounts) {
-    // The root is changed where it is: a mount over it would not be the
-    // root of the processes here.
-    auto why
-      = path == "/" ? set_read_only(path, !writable) : remount(path, !writable);
-    if (!why.empty())
-      return why;
+  // Each path as it is before any change (in this namespace: a bind mount
+  // takes only its own mounts): a hidden folder's tmpfs covers some.
+  std::vector<int> sources;
+  for (const auto& m : mounts)
+    sources.push_back(m.kind == mount_kind::hidden || m.path == "/"
+                        ? -1
+                        : ::open(m.path.c_str(), O_PATH | O_CLOEXEC));
+  auto close_sources = [&] {
+    for (int fd : sources)
+      if (fd >= 0)
+        ::close(fd);
+  };
+  std::string why;
+  for (size_t i = 0; i < mounts.size() && why.empty(); ++i) {
+    const auto& [path, kind] = mounts[i];
+    bool read_only = kind != mount_kind::writable;
+    if (path == "/") // changed where it is: a mount over it would not be
+      why = set_read_only(path, read_only); // the root of the processes here
+    else if (kind == mount_kind::hidden)
+      why = ::mount("tmpfs", path.c_str(), "tmpfs", MS_NOSUID | MS_NODEV,
+              "mode=755,size=1m")
+                == 0
+              ? std::string{}
+              : failure("hiding " + path);
+    else if (sources[i] >= 0)
+      why = bind_from(sources[i], path, read_only);
   }
+  close_sources();
+  if (!why.empty())
+    return why;
+  if (auto dev = make_dev(); !dev.empty())
+    return dev;
   if (::mount(
         "proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr)
       != 0)

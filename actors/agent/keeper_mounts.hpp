@@ -19,15 +19,25 @@
 
 namespace eat {
 
+enum class mount_kind { read_only, writable, hidden };
+
+/// A path of the CLI's mount namespace and what becomes of it.
+struct keeper_mount {
+  std::string path;
+  mount_kind kind = mount_kind::read_only;
+};
+
 /// Moves the calling process, the init of a new PID namespace, into a new
 /// mount namespace, private to it, in which each path of `mounts` (with
-/// what is mounted under it) is made read-only (false) or writable (true),
-/// in order, each over those before; /proc shows only the PID namespace's
-/// processes, and its kernel settings (/proc/sys, /proc/sysrq-trigger, ...)
-/// are read-only. Paths must be absolute and canonical; missing ones are
-/// skipped. Returns an empty string, or what failed.
-std::string make_read_only(
-  const std::vector<std::pair<std::string, bool>>& mounts);
+/// what is mounted under it), in order, each over those before, is made
+/// read-only, writable, or hidden under an empty tmpfs (a later path under
+/// a hidden one shows what was there before). /dev is one of its own with
+/// only null, zero, full, random, urandom, tty, ptys and shm; /proc shows
+/// only the PID namespace's processes, and its kernel settings (/proc/sys,
+/// /proc/sysrq-trigger, ...) are read-only. Paths must be absolute and
+/// canonical; missing ones are skipped. Returns an empty string, or what
+/// failed.
+std::string make_read_only(const std::vector<keeper_mount>& mounts);
 
 /// For a program started as root: empties the calling process's
 /// capability bounding set and its capabilities, so that the program runs

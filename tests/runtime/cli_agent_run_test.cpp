@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -59,6 +60,8 @@ TEST_CASE("a cli agent's ./eval stops at [agents.cli] max_evals per "
                        << "for f in ../../work/cache/*.so; do "
                        << "cp kernel.cpp \"$f\"; done 2> scratch/cache.txt\n"
                        << "touch /etc/eat-run-test 2> scratch/etc.txt\n"
+                       << "touch \"$HOME/eat-run-test\" 2> scratch/home.txt\n"
+                       << "ls .. > scratch/workspaces.txt\n"
                        << "echo done\n";
   fs::permissions(agent, fs::perms::owner_all);
   auto config = tmp.path() / "config.toml";
@@ -93,6 +96,10 @@ TEST_CASE("a cli agent's ./eval stops at [agents.cli] max_evals per "
       Catch::Contains(".so': Read-only file system"));
     CHECK_THAT(read_text(w.path() / "scratch" / "etc.txt"),
       Catch::Contains("Read-only file system"));
+    CHECK_THAT(read_text(w.path() / "scratch" / "home.txt"),
+      Catch::Contains("Read-only file system"));
+    CHECK(read_text(w.path() / "scratch" / "workspaces.txt")
+          == w.path().filename().string() + "\n");
     auto ns = read_text(w.path() / "scratch" / "ns.txt");
     CHECK_THAT(ns, Catch::StartsWith("pid:["));
     CHECK(ns != fs::read_symlink("/proc/self/ns/pid").string() + "\n");
@@ -103,6 +110,10 @@ TEST_CASE("a cli agent's ./eval stops at [agents.cli] max_evals per "
   REQUIRE(attempts >= 1);
   CHECK_FALSE(fs::exists("/etc/eat-run-test"));
   fs::remove("/etc/eat-run-test");
+  if (const char* home = std::getenv("HOME"); home != nullptr) {
+    CHECK_FALSE(fs::exists(fs::path{home} / "eat-run-test"));
+    fs::remove(fs::path{home} / "eat-run-test");
+  }
   CHECK(count_events(run_dir, event_kind::agent_evaluated) == attempts);
   test::child_process show{EAT_BINARY, {"status", run_dir.string()}};
   std::string shown;

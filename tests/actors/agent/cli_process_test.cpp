@@ -432,6 +432,33 @@ TEST_CASE("cli process: a CLI given / read-only cannot change the machine's "
   std::filesystem::remove(etc_file);
 }
 
+TEST_CASE("cli process: a CLI sees none of a hidden folder but what it is "
+          "given under it, and a /dev of its own") {
+  // Another team's ./eval socket, in a read-only workspace, still took a
+  // CLI's kernels as that team's; a root CLI opened the machine's disks
+  // and consoles for writing (red team).
+  test::temp_dir dir;
+  auto spaces = dir.path() / "workspaces";
+  std::filesystem::create_directories(spaces / "theirs");
+  std::filesystem::create_directories(spaces / "mine");
+  std::ofstream{spaces / "theirs" / "kernel.cpp"} << "theirs\n";
+  auto spec = spec_for(
+    {"/bin/sh", "-c",
+      "ls workspaces; echo mine > workspaces/mine/kernel.cpp; ls /dev; "
+      "echo x > /dev/null"},
+    dir.path());
+  spec.mounts = {{"/", false}, {spaces.string(), false, true},
+    {(spaces / "mine").string(), true}};
+  auto r = run_cli_process(spec);
+  REQUIRE(r);
+  INFO(r->errors);
+  CHECK(describe_end(*r, spec) == "exited with status 0");
+  CHECK(r->output
+        == "mine\nfd\nfull\nnull\nptmx\npts\nrandom\nshm\nstderr\n"
+           "stdin\nstdout\ntty\nurandom\nzero\n");
+  CHECK(std::filesystem::exists(spaces / "mine" / "kernel.cpp"));
+}
+
 TEST_CASE("cli process: a CLI gets only stdin, stdout and stderr of eat's "
           "descriptors") {
   // It inherited the run's store, open for writing, and rewrote the log

@@ -1,6 +1,7 @@
 #include "runtime/agent_setup.hpp"
 
 #include <chrono>
+#include <cstdlib>
 
 #include "actors/agent/cli_agent.hpp"
 #include "actors/agent/http_agent.hpp"
@@ -182,8 +183,15 @@ caf::expected<void> check_agent_backend(const config& cfg) {
     return caf::unit;
   // Workspaces are checked in the system's temporary folder: the run
   // directory does not exist yet, and a failed check must leave nothing.
-  auto probe = fs::temp_directory_path() / "eat-agent-check";
+  // A folder of its own: at a fixed name, another program could have put
+  // a link to elsewhere there (red team).
+  auto probe = (fs::temp_directory_path() / "eat-agent-check.XXXXXX").string();
+  if (::mkdtemp(probe.data()) == nullptr)
+    return make_error(error::io_failure,
+      "cannot make a folder to check the agents in: " + probe);
   auto factory = make_agent_factory(cfg, {}, {{}, {}, probe});
+  std::error_code ec;
+  fs::remove_all(probe, ec);
   if (!factory)
     return factory.error();
   return caf::unit;

@@ -51,15 +51,17 @@ std::string canonical_path(const fs::path& path) {
   return ec ? fs::absolute(path).lexically_normal().string() : out.string();
 }
 
-/// What a CLI may write: nothing but the system's temporary folders, the
+/// What a CLI may write: nothing but temporary folders of its own, the
 /// `home_paths` of its home and its workspace, none of `opts.read_only`
 /// (the run directory, ...), and the other workspaces are hidden (their
 /// ./eval sockets took another team's kernels: red team).
 std::vector<cli_mount> cli_mounts(
   const cli_agent_options& opts, const fs::path& workspace) {
   std::vector<cli_mount> out{{"/", false}};
+  // Temporary folders of its own: in the machine's, a CLI could plant
+  // links where other teams' CLIs and later runs write (red team).
   for (const char* path : {"/tmp", "/var/tmp"})
-    out.push_back({path, true});
+    out.push_back({path, true, true});
   out.push_back({"/run/user/" + std::to_string(::getuid()), true});
   if (const char* home = std::getenv("HOME");
       home != nullptr && home[0] == '/' && home[1] != '\0')
@@ -171,6 +173,10 @@ cli_run_spec run_spec(const attempt_plan& p, const fs::path& dir) {
   names.insert(names.end(), p.opts->env_allow.begin(),
                p.opts->env_allow.end());
   spec.env = allowed_environment(names);
+  if (!spec.mounts.empty()) // its home is read-only: caches in its /tmp
+    for (const char* cache :
+      {"XDG_CACHE_HOME=/tmp/.cache", "npm_config_cache=/tmp/.npm"})
+      spec.env.emplace_back(cache);
   if (p.preset.prompt_on_stdin)
     spec.stdin_data = p.files.task_md;
   spec.timeout_s = p.opts->timeout_s;

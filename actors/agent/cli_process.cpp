@@ -146,10 +146,11 @@ caf::expected<started_child> start_child(const cli_run_spec& spec) {
   sigset_t all;
   sigemptyset(&none);
   sigfillset(&all);
-  posix_spawnattr_setflags(&setup.attr, POSIX_SPAWN_SETPGROUP
-                                          | POSIX_SPAWN_SETSIGMASK
-                                          | POSIX_SPAWN_SETSIGDEF);
-  posix_spawnattr_setpgroup(&setup.attr, 0);
+  // A session of its own (so also a group of its own, which the stop
+  // signals go to) and no controlling terminal: through eat's terminal a
+  // CLI pushed commands into the operator's shell (TIOCSTI, red team).
+  posix_spawnattr_setflags(&setup.attr,
+    POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
   posix_spawnattr_setsigmask(&setup.attr, &none);
   posix_spawnattr_setsigdefault(&setup.attr, &all);
   auto args = spawned_argv(spec);

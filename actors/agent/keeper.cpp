@@ -170,7 +170,10 @@ void let_go_of_stdio() {
 [[noreturn]] void run_init(
   const keeper_args& args, const sigset_t& mask, int to_keeper) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL); // the keeper killed: all go
-  ::setpgid(0, 0); // the program's group, which the keeper is not in
+  // The program's session and group, which the keeper is not in, without
+  // a controlling terminal: through eat's a CLI pushed commands into the
+  // operator's shell (TIOCSTI) and could send eat SIGINT (red team).
+  ::setsid();
   if (!args.mounts.empty()) {
     if (auto why = make_read_only(args.mounts); !why.empty()) {
       complain("cannot make the run's files read-only for "
@@ -248,7 +251,6 @@ started_program start_isolated(const keeper_args& args, const sigset_t& mask) {
     complain(std::string{"cannot fork: "} + std::strerror(errno));
     return out;
   }
-  ::setpgid(out.pid, out.pid); // as init does: whichever comes first
   out.status_fd = pipe_fds[0];
   out.group = -out.pid;
   return out;

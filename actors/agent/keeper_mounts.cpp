@@ -44,8 +44,10 @@ std::string set_read_only(const std::string& path, bool read_only) {
   mount_attributes attr;
   (read_only ? attr.attr_set : attr.attr_clr) = attr_read_only;
 #ifdef SYS_mount_setattr
-  if (::syscall(SYS_mount_setattr, AT_FDCWD, path.c_str(), recursive, &attr,
-        sizeof(attr))
+  // Read-only for what is mounted under `path` too; writable only for
+  // `path` itself: a mount the machine has read-only under /tmp stays so.
+  if (::syscall(SYS_mount_setattr, AT_FDCWD, path.c_str(),
+        read_only ? recursive : 0u, &attr, sizeof(attr))
       == 0)
     return {};
   if (errno != ENOSYS)
@@ -186,8 +188,8 @@ std::string make_read_only(const std::vector<keeper_mount>& mounts) {
     if (path == "/") // changed where it is: a mount over it would not be
       why = set_read_only(path, read_only); // the root of the processes here
     else if (kind == mount_kind::hidden)
-      why = ::mount("tmpfs", path.c_str(), "tmpfs", MS_NOSUID | MS_NODEV,
-              "mode=755,size=1m")
+      why = ::mount(
+              "tmpfs", path.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777")
                 == 0
               ? std::string{}
               : failure("hiding " + path);

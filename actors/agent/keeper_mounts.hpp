@@ -30,8 +30,9 @@ struct keeper_mount {
 /// Moves the calling process, the init of a new PID namespace, into a new
 /// mount namespace, private to it, in which each path of `mounts` (with
 /// what is mounted under it), in order, each over those before, is made
-/// read-only, writable, or hidden under an empty tmpfs (a later path under
-/// a hidden one shows what was there before). /dev is one of its own with
+/// read-only, writable, or hidden under an empty tmpfs of its own, which it
+/// may write (its private /tmp; a later path under a hidden one shows what
+/// was there before). /dev is one of its own with
 /// only null, zero, full, random, urandom, tty, ptys and shm; /proc shows
 /// only the PID namespace's processes, and its kernel settings (/proc/sys,
 /// /proc/sysrq-trigger, ...) are read-only. Paths must be absolute and

@@ -15,6 +15,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/mount.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -457,6 +458,67 @@ TEST_CASE("cli process: a CLI sees none of a hidden folder but what it is "
         == "mine\nfd\nfull\nnull\nptmx\npts\nrandom\nshm\nstderr\n"
            "stdin\nstdout\ntty\nurandom\nzero\n");
   CHECK(std::filesystem::exists(spaces / "mine" / "kernel.cpp"));
+}
+
+TEST_CASE("cli process: a CLI runs in a session of its own, without eat's "
+          "terminal") {
+  // In eat's session it pushed commands into the operator's shell through
+  // /dev/tty (TIOCSTI), as root outside every namespace (red team).
+  test::temp_dir dir;
+  auto spec = spec_for(
+    {"/bin/sh", "-c",
+      "read -r _ _ _ _ _ session _ < /proc/self/stat; echo $session"},
+    dir.path());
+  for (bool namespaces : {true, false}) {
+    INFO(namespaces);
+    spec.namespaces = namespaces;
+    auto r = run_cli_process(spec);
+    REQUIRE(r);
+    CHECK(r->output != std::to_string(::getsid(0)) + "\n");
+    CHECK(r->output != "0\n");
+  }
+}
+
+TEST_CASE("cli process: a CLI's /tmp is its own, and a mount the machine has "
+          "read-only under a writable path stays read-only") {
+  // It could plant links in the machine's /tmp where other CLIs and later
+  // runs write; clearing read-only recursively made the machine's
+  // read-only mounts under /tmp writable (red team).
+  test::temp_dir dir;
+  auto tag = std::to_string(::getpid());
+  auto host_file = "/tmp/eat-host-" + tag;
+  auto cli_file = "/tmp/eat-cli-" + tag;
+  std::ofstream{host_file} << "host\n";
+  auto shared = dir.path() / "shared";
+  std::filesystem::create_directories(shared / "ro");
+  bool mounted = ::geteuid() == 0
+                 && ::mount((shared / "ro").c_str(), (shared / "ro").c_str(),
+                      nullptr, MS_BIND, nullptr)
+                      == 0
+                 && ::mount(nullptr, (shared / "ro").c_str(), nullptr,
+                      MS_REMOUNT | MS_BIND | MS_RDONLY, nullptr)
+                      == 0;
+  auto spec
+    = spec_for({"/bin/sh", "-c",
+                 "test -e " + host_file + " && echo host file seen; touch "
+                   + cli_file + " shared/given shared/ro/written"},
+      dir.path());
+  spec.mounts = {{"/", false}, {"/tmp", true, true}, {shared.string(), true}};
+  auto r = run_cli_process(spec);
+  if (mounted)
+    ::umount2((shared / "ro").c_str(), MNT_DETACH);
+  std::filesystem::remove(host_file);
+  REQUIRE(r);
+  INFO(r->errors);
+  CHECK(r->output.empty());
+  CHECK_FALSE(std::filesystem::exists(cli_file));
+  std::filesystem::remove(cli_file);
+  CHECK(std::filesystem::exists(shared / "given"));
+  if (mounted) {
+    CHECK_THAT(
+      r->errors, Catch::Contains("shared/ro/written': Read-only file system"));
+    CHECK_FALSE(std::filesystem::exists(shared / "ro" / "written"));
+  }
 }
 
 TEST_CASE("cli process: a CLI gets only stdin, stdout and stderr of eat's "

@@ -19,6 +19,8 @@ namespace {
 
 /// Files larger than this are fingerprinted by size and time, not hashed.
 constexpr uintmax_t max_hashed_bytes = uintmax_t{256} << 20;
+/// More entries than this fail the snapshot.
+constexpr size_t max_snapshot_entries = 100'000;
 
 caf::error io_error(const std::string& what, const std::error_code& ec) {
   return make_error(error::io_failure, what + ": " + ec.message());
@@ -33,7 +35,8 @@ caf::expected<void> write_file(const fs::path& path, const std::string& text) {
   return {};
 }
 
-caf::expected<std::string> fingerprint(const fs::directory_entry& entry) {
+caf::expected<std::string> fingerprint(
+  const fs::directory_entry& entry, uintmax_t& hashed, uintmax_t budget) {
   std::error_code ec;
   auto st = entry.symlink_status(ec);
   if (ec)
@@ -43,10 +46,11 @@ caf::expected<std::string> fingerprint(const fs::directory_entry& entry) {
   if (!fs::is_regular_file(st))
     return std::string{"special"};
   auto size = entry.file_size(ec);
-  if (!ec && size > max_hashed_bytes) {
+  if (!ec && (size > max_hashed_bytes || hashed + size > budget)) {
     auto time = entry.last_write_time(ec).time_since_epoch().count();
     return "large:" + std::to_string(size) + ":" + std::to_string(time);
   }
+  hashed += size;
   std::ifstream in{entry.path(), std::ios::binary};
   std::ostringstream bytes;
   bytes << in.rdbuf();
@@ -140,8 +144,10 @@ caf::expected<void> materialise_workspace(const fs::path& dir,
   return {};
 }
 
-caf::expected<workspace_snapshot> snapshot_workspace(const fs::path& dir) {
+caf::expected<workspace_snapshot> snapshot_workspace(
+  const fs::path& dir, uintmax_t hash_budget) {
   workspace_snapshot snap;
+  uintmax_t hashed = 0;
   std::error_code ec;
   fs::recursive_directory_iterator it{dir, ec};
   if (ec)
@@ -151,7 +157,11 @@ caf::expected<workspace_snapshot> snapshot_workspace(const fs::path& dir) {
       return io_error("cannot list " + dir.string(), ec);
     if (it->is_directory(ec) && !it->is_symlink(ec))
       continue;
-    auto print = fingerprint(*it);
+    if (snap.size() >= max_snapshot_entries)
+      return make_error(error::io_failure,
+        dir.string() + " has more than " + std::to_string(max_snapshot_entries)
+          + " files; eat does not look through so many");
+    auto print = fingerprint(*it, hashed, hash_budget);
     if (!print)
       return std::move(print.error());
     // Lexically: fs::relative would follow a symlink to its target.

@@ -82,6 +82,24 @@ TEST_CASE("cli workspace: snapshots show added, changed and removed files") {
   CHECK(diff_snapshots(*after, *after).empty());
 }
 
+TEST_CASE("cli workspace: a snapshot hashes up to its budget, then goes by "
+          "size and time") {
+  // 10,000 sparse files of 256 MiB, which take no disk, kept eat hashing
+  // for hours after an attempt (red team).
+  test::temp_dir tmp;
+  REQUIRE(materialise_workspace(tmp.path(), sample_spec()));
+  for (int i = 0; i < 5; ++i)
+    std::ofstream{tmp.path() / "scratch" / std::to_string(i)}
+      << std::string(300 << 10, 'x');
+  auto snap = snapshot_workspace(tmp.path(), 1 << 20);
+  REQUIRE(snap);
+  int by_size = 0;
+  for (int i = 0; i < 5; ++i)
+    by_size += snap->at("scratch/" + std::to_string(i)).rfind("large:", 0) == 0;
+  CHECK(by_size >= 2);                        // at most three fit in 1 MiB
+  CHECK(snap->at("kernel.cpp").size() == 64); // small ones still fit
+}
+
 TEST_CASE("cli workspace: only kernel.cpp, scratch/ and allowed paths may change") {
   std::vector<std::string> allowed{".aider*", ".claude/", "exact.txt"};
   CHECK(change_allowed("kernel.cpp", {}));

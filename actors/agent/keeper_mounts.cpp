@@ -36,10 +36,10 @@ struct mount_attributes {
 constexpr uint64_t attr_read_only = 0x1; // MOUNT_ATTR_RDONLY
 constexpr unsigned recursive = 0x8000;   // AT_RECURSIVE
 
-/// Sets (or clears) read-only on the mount at `path` and those under it.
-/// Kernels before 5.12 lack mount_setattr: then only the mount at `path`
-/// changes, with the flags it has kept (a user namespace may not clear
-/// nosuid, nodev or noexec).
+/// Sets read-only on the mount at `path` and those under it, or clears it
+/// on the mount at `path` alone. Kernels before 5.12 lack mount_setattr:
+/// then only the mount at `path` changes either way, with the flags it has
+/// kept (a user namespace may not clear nosuid, nodev or noexec).
 std::string set_read_only(const std::string& path, bool read_only) {
   mount_attributes attr;
   (read_only ? attr.attr_set : attr.attr_clr) = attr_read_only;

@@ -119,7 +119,7 @@ struct cli_agent_section {
   /// Whether the CLI runs in PID and mount namespaces of its own
   /// (eat-keeper).
   bool namespaces = true;
-  /// What the CLI may write of its home ("name/": a folder).
+  /// What the CLI may write of its home, where they exist.
   std::vector<std::string> home_paths
     = {".claude/", ".claude.json", ".codex/", ".gemini/", ".aider/"};
 };

@@ -65,13 +65,8 @@ std::vector<cli_mount> cli_mounts(
   out.push_back({"/run/user/" + std::to_string(::getuid()), true});
   if (const char* home = std::getenv("HOME");
       home != nullptr && home[0] == '/' && home[1] != '\0')
-    for (const auto& name : opts.home_paths) {
-      auto path = fs::path{home} / name;
-      std::error_code ec;
-      if (!name.empty() && name.back() == '/')
-        fs::create_directories(path, ec);
-      out.push_back({canonical_path(path), true});
-    }
+    for (const auto& name : opts.home_paths) // missing ones: skipped
+      out.push_back({canonical_path(fs::path{home} / name), true});
   for (const auto& path : opts.read_only)
     out.push_back({canonical_path(path), false});
   out.push_back({canonical_path(opts.work_dir), false, true});

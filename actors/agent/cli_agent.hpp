@@ -81,8 +81,8 @@ struct cli_agent_options {
   /// for the CLI's workspace.
   bool namespaces = true;
   std::vector<std::filesystem::path> read_only;
-  /// What the CLI may write of its home ("name/": a folder, made when
-  /// missing); the rest of the home is read-only.
+  /// What the CLI may write of its home, where they exist; the rest of the
+  /// home is read-only.
   std::vector<std::string> home_paths
     = {".claude/", ".claude.json", ".codex/", ".gemini/", ".aider/"};
   /// The device `./eval` submits to; none: eval answers "unavailable".

@@ -62,6 +62,9 @@ TEST_CASE("a cli agent's ./eval stops at [agents.cli] max_evals per "
                        << "touch /etc/eat-run-test 2> scratch/etc.txt\n"
                        << "touch \"$HOME/eat-run-test\" 2> scratch/home.txt\n"
                        << "ls .. > scratch/workspaces.txt\n"
+                       << "echo \"$XDG_CACHE_HOME\" > scratch/cache-home.txt\n"
+                       << "mkdir -p \"$XDG_CACHE_HOME/pip\" && "
+                       << "echo made >> scratch/cache-home.txt\n"
                        << "echo done\n";
   fs::permissions(agent, fs::perms::owner_all);
   auto config = tmp.path() / "config.toml";
@@ -98,6 +101,9 @@ TEST_CASE("a cli agent's ./eval stops at [agents.cli] max_evals per "
       Catch::Contains("Read-only file system"));
     CHECK_THAT(read_text(w.path() / "scratch" / "home.txt"),
       Catch::Contains("Read-only file system"));
+    // Its home is read-only: caches go to its own /tmp.
+    CHECK(read_text(w.path() / "scratch" / "cache-home.txt")
+          == "/tmp/.cache\nmade\n");
     CHECK(read_text(w.path() / "scratch" / "workspaces.txt")
           == w.path().filename().string() + "\n");
     auto ns = read_text(w.path() / "scratch" / "ns.txt");

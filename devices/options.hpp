@@ -26,6 +26,11 @@ struct timing_options {
   double max_rel_se = 0.01;
   /// Random input sets (secret seeds) checked against the reference.
   uint32_t check_seeds = 5;
+  /// Timed calls per workload whose outputs are compared with the
+  /// reference after the timing, a secret sample of them all
+  /// (devices/runner/timed_sample.hpp); 0 compares them with the
+  /// baseline's only.
+  uint32_t reference_samples = 4;
 };
 
 /// How the CPU device compiles and runs candidates.

@@ -18,7 +18,7 @@
 namespace eat::devices {
 
 EAT_DESCRIBE(timing_options, warmup, min_samples, min_time_s, max_time_s,
-  max_rel_se, check_seeds)
+  max_rel_se, check_seeds, reference_samples)
 
 /// Child fd on which the runner reads its request.
 constexpr int runner_request_fd = 3;

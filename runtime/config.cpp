@@ -396,6 +396,8 @@ devices::timing_options read_timing(table_reader s) {
   r.max_time_s = s.number("max_time_s", seconds).value_or(r.max_time_s);
   r.max_rel_se = s.number("max_rel_se", open_unit).value_or(r.max_rel_se);
   r.check_seeds = s.integer("check_seeds", 1, 1000).value_or(r.check_seeds);
+  r.reference_samples
+    = s.integer("reference_samples", 0, 1000).value_or(r.reference_samples);
   if (r.max_time_s < r.min_time_s) {
     auto key = s.has("max_time_s") ? "max_time_s" : "min_time_s";
     s.fail(key, "timing.max_time_s (" + toml_check::format_number(r.max_time_s)
@@ -531,7 +533,7 @@ config read_sections(const toml::table& root, const fs::path& file,
                 "(enable [devices.cuda], [devices.hip] or [devices.sim])");
   auto timing = section(root, "timing",
     {"warmup", "min_samples", "min_time_s", "max_time_s", "max_rel_se",
-      "check_seeds"},
+      "check_seeds", "reference_samples"},
     out);
   cfg.timing = read_timing(timing);
   cfg.max_rel_se_set = timing.has("max_rel_se");

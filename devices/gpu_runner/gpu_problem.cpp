@@ -123,6 +123,20 @@ std::string device_problem::download(std::vector<guarded_bytes>& host) const {
   return {};
 }
 
+std::string device_problem::download_inputs(
+  const problem& p, std::vector<std::vector<std::byte>>& host) const {
+  host.resize(in_.size());
+  for (size_t i = 0; i < in_.size(); ++i) {
+    host[i].resize(p.inputs()[i].elements * size_of(p.inputs()[i].type));
+    if (host[i].empty())
+      continue;
+    if (auto why = api_->to_host(host[i].data(), in_[i].get(), host[i].size());
+        !why.empty())
+      return why;
+  }
+  return {};
+}
+
 caf::expected<bool> device_problem::inputs_equal(
   const std::vector<typed_buffer>& expected) const {
   std::vector<std::byte> copy;

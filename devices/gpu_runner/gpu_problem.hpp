@@ -85,6 +85,11 @@ public:
   /// output, resized to fit).
   std::string download(std::vector<guarded_bytes>& host) const;
 
+  /// Copies every input of `p` (whose buffers these are) to `host`, one
+  /// entry per input, resized to fit.
+  std::string download_inputs(
+    const problem& p, std::vector<std::vector<std::byte>>& host) const;
+
   /// True if the inputs on the device still equal `expected`, or why the
   /// comparison could not be made.
   caf::expected<bool> inputs_equal(

@@ -7,7 +7,8 @@
 // order; inputs are drawn anew every round; every timed output is checked
 // against the baseline's output of the same round (the baseline was checked
 // against the reference) on a random subset of elements of each output,
-// and completely on each set's last round.
+// and completely on each set's last round; a secret sample of the rounds
+// is compared with the reference after the timing (timed_sample.hpp).
 
 #include <algorithm>
 #include <chrono>
@@ -17,6 +18,7 @@
 #include "devices/gpu_runner/gpu_harness.hpp"
 #include "devices/runner/checks.hpp"
 #include "devices/runner/secrets.hpp"
+#include "devices/runner/timed_sample.hpp"
 #include "devices/stopping_rule.hpp"
 
 namespace eat::devices {
@@ -187,11 +189,11 @@ std::string compare_range(const problem& p, size_t o,
 }
 
 /// Compares the round's candidate outputs with the baseline's: every
-/// element (`all`), or a random subset of each output.
-std::string check_round(
-  const problem& p, const gpu_set& set, secret_rng& gen, bool all) {
+/// element (`all`), or a random subset of each output. Leaves the
+/// candidate's outputs, downloaded, in `cand`.
+std::string check_round(const problem& p, const gpu_set& set, secret_rng& gen,
+  bool all, std::vector<guarded_bytes>& cand) {
   std::vector<guarded_bytes> base;
-  std::vector<guarded_bytes> cand;
   for (auto why : {set.baseline.download(base), set.candidate.download(cand)})
     if (!why.empty())
       return why;
@@ -214,6 +216,36 @@ std::string check_round(
   return {};
 }
 
+/// Offers the round's candidate outputs (`cand`, downloaded) to the timed
+/// sample. A round it keeps is kept with the baseline's copy of the
+/// inputs, which must equal the candidate's: a kernel that wrote into its
+/// inputs in a timed call is caught there.
+check_outcome offer(const problem& p, const gpu_set& set,
+  const std::vector<guarded_bytes>& cand, timed_sample& sample,
+  secret_rng& gen) {
+  auto slot = sample.draw(gen);
+  if (!slot)
+    return {};
+  std::vector<std::vector<std::byte>> inputs;
+  std::vector<std::vector<std::byte>> seen;
+  for (auto why : {set.baseline.download_inputs(p, inputs),
+         set.candidate.download_inputs(p, seen)})
+    if (!why.empty())
+      return {eval_status::runtime_error, why};
+  if (inputs != seen)
+    return {eval_status::incorrect,
+      "input mutated: the kernel wrote into its input buffers in a timed "
+      "call"};
+  std::vector<const void*> in;
+  for (const auto& b : inputs)
+    in.push_back(b.data());
+  std::vector<const void*> out;
+  for (const auto& o : cand)
+    out.push_back(output_part(o));
+  sample.keep(*slot, in.data(), out.data());
+  return {};
+}
+
 /// Median of `xs` (copied).
 double median_of(std::vector<int64_t> xs) {
   std::sort(xs.begin(), xs.end());
@@ -226,9 +258,10 @@ struct host_view {
   std::vector<int64_t> flush;
 };
 
-timing_outcome verify_timed(const workload& w, const problem& p,
-  std::vector<gpu_set>& sets, secret_rng& gen, const host_view& candidate,
-  timing_outcome result, size_t allowed_threads);
+timing_outcome verify_timed(const gpu_context& ctx, const workload& w,
+  const problem& p, std::vector<gpu_set>& sets, secret_rng& gen,
+  const host_view& candidate, const timed_sample& sample,
+  timing_outcome result);
 
 } // namespace
 
@@ -258,6 +291,11 @@ timing_outcome time_gpu_workload(
         return fail(eval_status::runtime_error, "warm-up: " + t.error);
   }
   host_view candidate;
+  // A set's inputs and outputs, copied, per call kept: a few of them in
+  // what the host may spend.
+  timed_sample sample{p, sample_slots(ctx.timing.reference_samples,
+                           result.set_bytes, uint64_t{1} << 30)};
+  std::vector<guarded_bytes> cand_out;
   stopping_rule rule{ctx.timing};
   auto start = std::chrono::steady_clock::now();
   for (size_t round = 0; round < max_rounds; ++round) {
@@ -277,8 +315,11 @@ timing_outcome time_gpu_workload(
     for (const auto* t : {&base, &cand})
       if (!t->error.empty())
         return fail(eval_status::runtime_error, t->error);
-    if (auto why = check_round(p, set, gen, false); !why.empty())
+    if (auto why = check_round(p, set, gen, false, cand_out); !why.empty())
       return fail(eval_status::incorrect, why);
+    if (auto kept = offer(p, set, cand_out, sample, gen);
+        kept.status != eval_status::passed)
+      return fail(kept.status, kept.detail);
     result.baseline_ns.push_back(base.event_ns);
     result.candidate_ns.push_back(cand.event_ns);
     result.candidate_wall_ns += cand.span_ns;
@@ -292,14 +333,16 @@ timing_outcome time_gpu_workload(
       break;
   }
   return verify_timed(
-    w, p, *sets, gen, candidate, std::move(result), ctx.allowed_threads);
+    ctx, w, p, *sets, gen, candidate, sample, std::move(result));
 }
 
 namespace {
 
-timing_outcome verify_timed(const workload& w, const problem& p,
-  std::vector<gpu_set>& sets, secret_rng& gen, const host_view& candidate,
-  timing_outcome result, size_t allowed_threads) {
+timing_outcome verify_timed(const gpu_context& ctx, const workload& w,
+  const problem& p, std::vector<gpu_set>& sets, secret_rng& gen,
+  const host_view& candidate, const timed_sample& sample,
+  timing_outcome result) {
+  const auto allowed_threads = ctx.allowed_threads;
   auto fail = [&](eval_status status, std::string why) {
     result.status = status;
     result.detail = "workload " + w.name + ", timed calls: " + std::move(why);
@@ -320,10 +363,14 @@ timing_outcome verify_timed(const workload& w, const problem& p,
         median_of(candidate.wall), median_of(candidate.flush));
       !why.empty())
     return fail(eval_status::rejected, why);
+  std::vector<guarded_bytes> cand;
   for (const auto& set : sets)
     if (set.used)
-      if (auto why = check_round(p, set, gen, true); !why.empty())
+      if (auto why = check_round(p, set, gen, true, cand); !why.empty())
         return fail(eval_status::incorrect, why);
+  if (auto why = sample.check(p, ctx.reference, ctx.reference_code);
+      !why.empty())
+    return fail(eval_status::incorrect, why);
   return result;
 }
 

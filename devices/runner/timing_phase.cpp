@@ -9,6 +9,7 @@
 #include "devices/runner/harness.hpp"
 #include "devices/runner/kernel_host.hpp"
 #include "devices/runner/secrets.hpp"
+#include "devices/runner/timed_sample.hpp"
 #include "devices/runner/timing_sets.hpp"
 #include "devices/stats.hpp"
 #include "devices/stopping_rule.hpp"
@@ -187,6 +188,41 @@ std::string check_sets(
   return {};
 }
 
+/// Offers `set`'s candidate outputs to the timed sample once they belong
+/// to its current contents (those it is about to lose to a redraw, or the
+/// last ones). With kernel processes, the inputs kept must still be what
+/// the runner drew: the candidate's process could have written them since.
+std::string offer(const harness_context& ctx, input_set& set,
+  timed_sample& sample, secret_rng& gen) {
+  if (set.candidate_generation != set.generation
+      || set.offered_generation == set.generation)
+    return {};
+  set.offered_generation = set.generation;
+  auto slot = sample.draw(gen);
+  if (!slot)
+    return {};
+  if (ctx.candidate_host != nullptr
+      && keyed_inputs_hash(ctx, set) != set.inputs_hash)
+    return "input mutated: the inputs of a timed call changed after the "
+           "runner drew them";
+  std::vector<const void*> outputs;
+  for (const auto& o : set.candidate_out.outs)
+    outputs.push_back(o.data());
+  sample.keep(*slot, set.pointers.data(), outputs.data());
+  return {};
+}
+
+/// check_sets, then offers every set to the timed sample.
+std::string check_and_offer(const harness_context& ctx, const problem& p,
+  std::vector<input_set>& sets, timed_sample& sample, secret_rng& gen) {
+  if (auto why = check_sets(ctx, p, sets); !why.empty())
+    return why;
+  for (auto& set : sets)
+    if (auto why = offer(ctx, set, sample, gen); !why.empty())
+      return why;
+  return {};
+}
+
 /// Keeps each set's keyed input hash (after drawing or redrawing).
 void rehash_inputs(const harness_context& ctx, std::vector<input_set>& sets) {
   for (auto& set : sets)
@@ -211,12 +247,19 @@ struct beyond_samples {
   std::vector<double> candidate;
 };
 
+/// What verify_timed checks the timed outputs with.
+struct output_checks {
+  timed_sample& sample;
+  secret_rng& gen;
+};
+
 /// Checks what the timed calls left behind: processes, threads, the CPU
-/// time gate, guard zones and the outputs of the last (partial) block.
-/// `other` is other_cpu_now() before the warm-up.
+/// time gate, guard zones, the outputs of the last (partial) block, then
+/// the timed sample against the reference. `other` is other_cpu_now()
+/// before the warm-up.
 timing_outcome verify_timed(const harness_context& ctx, const problem& p,
   const workload& w, std::vector<input_set>& sets, const other_cpu& other,
-  const beyond_samples& beyond, timing_outcome result);
+  const beyond_samples& beyond, output_checks outputs, timing_outcome result);
 
 } // namespace
 
@@ -255,6 +298,8 @@ timing_outcome time_workload(
   }
   // Each round's redraw seed and order: unpredictable (secrets.hpp).
   secret_rng gen;
+  timed_sample sample{p, sample_slots(ctx.timing.reference_samples,
+                           result.set_bytes, ctx.memory_budget / 4)};
   stopping_rule rule{ctx.timing};
   std::vector<double> empty_ns;
   beyond_samples beyond;
@@ -265,11 +310,13 @@ timing_outcome time_workload(
       auto& next = sets[round % sets.size()];
       if (auto why = check_one(ctx, p, next); !why.empty())
         return fail(eval_status::incorrect, std::move(why));
+      if (auto why = offer(ctx, next, sample, gen); !why.empty())
+        return fail(eval_status::incorrect, std::move(why));
       p.redraw(next.inputs, gen.next());
       ++next.generation;
       next.inputs_hash = keyed_inputs_hash(ctx, next);
     } else if (starts_block(round, sets.size())) {
-      if (auto why = check_sets(ctx, p, sets); !why.empty())
+      if (auto why = check_and_offer(ctx, p, sets, sample, gen); !why.empty())
         return fail(eval_status::incorrect, std::move(why));
       redraw_all(p, sets, gen);
     }
@@ -297,7 +344,8 @@ timing_outcome time_workload(
     if (rule.done(cand.wall_ns, elapsed))
       break;
   }
-  result = verify_timed(ctx, p, w, sets, other, beyond, std::move(result));
+  result = verify_timed(
+    ctx, p, w, sets, other, beyond, {sample, gen}, std::move(result));
   if (hosted && result.status == eval_status::passed)
     take_off_overhead(result, empty_ns);
   return result;
@@ -307,7 +355,7 @@ namespace {
 
 timing_outcome verify_timed(const harness_context& ctx, const problem& p,
   const workload& w, std::vector<input_set>& sets, const other_cpu& other,
-  const beyond_samples& beyond, timing_outcome result) {
+  const beyond_samples& beyond, output_checks outputs, timing_outcome result) {
   auto fail = [&](eval_status status, std::string why) {
     result.status = status;
     result.detail = "workload " + w.name + ", timed calls: " + std::move(why);
@@ -359,7 +407,11 @@ timing_outcome verify_timed(const harness_context& ctx, const problem& p,
   });
   if (!failed_call.empty())
     return fail(status, std::move(failed_call));
-  if (auto why = check_sets(ctx, p, sets); !why.empty())
+  if (auto why = check_and_offer(ctx, p, sets, outputs.sample, outputs.gen);
+      !why.empty())
+    return fail(eval_status::incorrect, std::move(why));
+  if (auto why = outputs.sample.check(p, ctx.reference, ctx.reference_code);
+      !why.empty())
     return fail(eval_status::incorrect, std::move(why));
   return result;
 }

@@ -54,6 +54,9 @@ struct input_set {
   /// Generation each kernel's outputs belong to; 0 before its first call.
   uint64_t baseline_generation = 0;
   uint64_t candidate_generation = 0;
+  /// Generation whose candidate outputs were last offered to the timed
+  /// sample (timed_sample.hpp); 0 before the first.
+  uint64_t offered_generation = 0;
   /// With kernel processes: keyed hashes (keyed_hash) of the inputs as
   /// drawn or redrawn, and of the baseline's outputs after its last call.
   uint64_t inputs_hash = 0;

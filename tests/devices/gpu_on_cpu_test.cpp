@@ -193,6 +193,45 @@ TEST_CASE("a GPU device on the CPU reports wrong kernels precisely") {
   }
 }
 
+TEST_CASE("a GPU device on the CPU catches a kernel that errs by 1.5 times "
+          "the tolerance in its timed calls only") {
+  // From its 7th call on (past the correctness phase's 6 calls on one
+  // workload) every element is off by 1.5 times sgemm_cuda's tolerance
+  // (atol 5e-4, rtol 1e-4): within the twice the tolerance allowed against
+  // the baseline's outputs, outside the tolerance against the reference.
+  auto sloppy = R"(#include <cstdint>
+#include <cuda_runtime.h>
+__global__ void g(const float* a, const float* b, float* c, int64_t m,
+                  int64_t n, int64_t k, bool sloppy) {
+  const int64_t j = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
+  const int64_t i = blockIdx.y * int64_t{blockDim.y} + threadIdx.y;
+  if (i >= m || j >= n) return;
+  float sum = 0.0f;
+  for (int64_t p = 0; p < k; ++p) sum += a[i * k + p] * b[p * n + j];
+  if (sloppy) sum += 1.5f * (5e-4f + 1e-4f * fabsf(sum));
+  c[i * n + j] = sum;
+}
+extern "C" int eat_gemm(const float* a, const float* b, float* c, int64_t m,
+                        int64_t n, int64_t k, void* stream) {
+  static int calls = 0;
+  dim3 block(16, 16);
+  dim3 grid((n + 15) / 16, (m + 15) / 16);
+  g<<<grid, block, 0, static_cast<cudaStream_t>(stream)>>>(a, b, c, m, n, k,
+                                                           ++calls > 6);
+  return static_cast<int>(cudaGetLastError());
+}
+)";
+  auto dir = make_temp_dir();
+  auto dev = device_on_cpu("cuda", dir);
+  auto task = gpu_sgemm_task("cuda", {gemm_workload(64, 48, 40)});
+  auto r = evaluate(*dev, task, sloppy);
+  INFO(r.detail << r.build_log);
+  CHECK(r.status == eval_status::incorrect);
+  CHECK_THAT(r.detail, Catch::Contains("timed calls: timed output "));
+  CHECK_THAT(
+    r.detail, Catch::Contains("compared with the reference after the timing"));
+}
+
 TEST_CASE("a GPU device on the CPU survives a runner that crashes or hangs") {
   auto dir = make_temp_dir();
   // The baseline's checks and samples take about a second here.

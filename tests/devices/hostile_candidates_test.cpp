@@ -238,6 +238,51 @@ TEST_CASE("a kernel that stops working once timing starts is caught by the "
   CHECK(contains(result.detail, "timed calls"));
 }
 
+namespace {
+
+/// The naive loop, which from its 7th call on (past the correctness
+/// phase's 6 calls on one workload) errs by 1.5 times sgemm_task's
+/// tolerance (atol 1e-4, rtol 1e-4) in every element: within the twice
+/// the tolerance allowed against the baseline's output, outside the
+/// tolerance against the reference.
+std::string errs_when_timed() {
+  return naive_kernel("static int calls = 0;\n++calls;",
+    "if (calls > 6)\n"
+    "  for (int64_t i = 0; i < m * n; ++i)\n"
+    "    c[i] += 1.5f * (1e-4f + 1e-4f * std::fabs(c[i]));",
+    "#include <cmath>\n");
+}
+
+eval_result evaluate_timed_errors(uint32_t reference_samples, bool processes) {
+  auto dir = make_temp_dir();
+  auto opts = fast_options(dir);
+  opts.timing.reference_samples = reference_samples;
+  opts.kernel_processes = processes;
+  auto dev = make_device(opts);
+  return dev->evaluate(sgemm_task({gemm_workload(48, 48, 48)}),
+    make_candidate("sloppy", errs_when_timed()), 7);
+}
+
+} // namespace
+
+TEST_CASE("a kernel that errs by 1.5 times the tolerance in its timed calls "
+          "only is caught by the sample compared with the reference") {
+  for (bool processes : {false, true}) {
+    INFO("kernel processes: " << processes);
+    auto result = evaluate_timed_errors(4, processes);
+    INFO(result.detail);
+    CHECK(result.status == eval_status::incorrect);
+    CHECK(contains(result.detail, "timed calls: timed output "));
+    CHECK(contains(result.detail, "compared with the reference after the "
+                                  "timing"));
+  }
+  // Without the sample, the comparison with the baseline's outputs (at
+  // twice the tolerance) lets it pass.
+  auto unchecked = evaluate_timed_errors(0, false);
+  INFO(unchecked.detail);
+  CHECK(unchecked.status == eval_status::passed);
+}
+
 TEST_CASE("garbage written to the reply pipe is a runtime error") {
   auto result = evaluate_source(naive_kernel(
     "static bool once = false;\n"

@@ -98,6 +98,7 @@ TEST_CASE("a configuration with only run.task gets every default") {
   CHECK(cfg->timing.max_time_s == timing.max_time_s);
   CHECK(cfg->timing.max_rel_se == timing.max_rel_se);
   CHECK(cfg->timing.check_seeds == timing.check_seeds);
+  CHECK(cfg->timing.reference_samples == 4);
   // Re-verification as BENCHMARK-PROTOCOL.md section 4 has it: above 3x the
   // best or 10x the baseline; more than 10 % apart rejects.
   CHECK(cfg->pool.reverify_factor == 3);
@@ -228,6 +229,7 @@ TEST_CASE("every key of a full configuration is read") {
   CHECK(cfg->timing.max_time_s == 2);
   CHECK(cfg->timing.max_rel_se == 0.05);
   CHECK(cfg->timing.check_seeds == 7);
+  CHECK(cfg->timing.reference_samples == 9);
   CHECK(cfg->cpu.timing.max_rel_se == 0.05);
   CHECK(cfg->store.map_size_mib == 128);
 }
@@ -387,6 +389,8 @@ TEST_CASE("values out of range are rejected with the range") {
     {"timing", "max_rel_se", "1", "a number in (0, 1), got 1"},
     {"timing", "check_seeds", "0", "an integer in [1, 1000], got 0"},
     {"timing", "check_seeds", "1001", "an integer in [1, 1000]"},
+    {"timing", "reference_samples", "-1", "an integer in [0, 1000], got -1"},
+    {"timing", "reference_samples", "1001", "an integer in [0, 1000]"},
     {"store", "map_size_mib", "0", "an integer in [1, 16777216], got 0"},
     {"devices.pool", "reverify_factor", "0.5", "a number >= 1, got float 0.5"},
     {"devices.pool", "reverify_baseline", "0", "a number >= 1, got 0"},

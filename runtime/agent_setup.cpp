@@ -50,6 +50,7 @@ cli_agent_options cli_options(const config& cfg, const agent_links& links) {
   o.max_evals = c.max_evals;
   o.namespaces = c.namespaces;
   o.home_paths = c.home_paths;
+  o.credentials = c.credentials;
   // What the CLI may read but not write: the run (its store, the compile
   // cache, the other workspaces), the tasks, eat's programs and prompts.
   // Other runs under the run root too: a resumed one would load what a CLI

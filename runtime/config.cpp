@@ -61,6 +61,21 @@ constexpr string_rule any_text{"a string", [](std::string_view) {
 constexpr string_rule non_empty{"a non-empty string", [](std::string_view x) {
                                   return !x.empty();
                                 }};
+/// A path under the home: relative, without "." or ".." parts.
+constexpr string_rule home_relative{
+  "a path relative to the home, without \".\" or \"..\" parts",
+  [](std::string_view x) {
+    if (x.empty() || x.front() == '/')
+      return false;
+    for (size_t at = 0; at <= x.size();) {
+      auto end = std::min(x.find('/', at), x.size());
+      auto part = x.substr(at, end - at);
+      if (part == "." || part == ".." || (part.empty() && end < x.size() - 1))
+        return false;
+      at = end + 1;
+    }
+    return true;
+  }};
 constexpr string_rule run_name{
   "a string of 1 to 64 characters from [A-Za-z0-9_-]", [](std::string_view x) {
     return !x.empty() && x.size() <= 64
@@ -272,7 +287,9 @@ cli_agent_section read_cli(table_reader s, const fs::path& base) {
     = s.number("eval_timeout_s", seconds).value_or(r.eval_timeout_s);
   r.max_evals = s.integer("max_evals", 0, 100000).value_or(r.max_evals);
   r.namespaces = s.boolean("namespaces").value_or(r.namespaces);
-  r.home_paths = s.strings("home_paths", non_empty).value_or(r.home_paths);
+  r.home_paths = s.strings("home_paths", home_relative).value_or(r.home_paths);
+  r.credentials
+    = s.strings("credentials", home_relative).value_or(r.credentials);
   if (r.preset == "custom" && r.args.empty() && s.has("preset"))
     s.fail("args", "preset \"custom\" needs args (the command line, as an "
                    "array)");
@@ -485,7 +502,7 @@ config read_sections(const toml::table& root, const fs::path& file,
                    "work_dir", "prompts_dir", "env_allow", "allowed_paths",
                    "role", "timeout_s", "idle_timeout_s", "kill_grace_s",
                    "max_turns", "retries", "retry_base_s", "eval_timeout_s",
-                   "max_evals", "namespaces", "home_paths"},
+                   "max_evals", "namespaces", "home_paths", "credentials"},
                  out),
       base);
   cfg.http = read_http(section(root, "agents.http",

@@ -119,9 +119,13 @@ struct cli_agent_section {
   /// Whether the CLI runs in PID and mount namespaces of its own
   /// (eat-keeper).
   bool namespaces = true;
-  /// What the CLI may write of its home, where they exist.
+  /// What the CLI may write of its home, where they exist (a copy of its
+  /// team's own).
   std::vector<std::string> home_paths
     = {".claude/", ".claude.json", ".codex/", ".gemini/", ".aider/"};
+  /// Login files kept in step between eat's home and the teams' copies.
+  std::vector<std::string> credentials = {".claude/.credentials.json",
+    ".codex/auth.json", ".gemini/oauth_creds.json"};
 };
 
 /// The [agents.http] section: LLM servers (docs/agent-http.md).

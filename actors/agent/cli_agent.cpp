@@ -14,6 +14,7 @@
 
 #include <caf/scoped_actor.hpp>
 
+#include "actors/agent/cli_home.hpp"
 #include "actors/agent/cli_process.hpp"
 #include "actors/agent/eval_channel.hpp"
 #include "actors/agent/render.hpp"
@@ -51,22 +52,35 @@ std::string canonical_path(const fs::path& path) {
   return ec ? fs::absolute(path).lexically_normal().string() : out.string();
 }
 
-/// What a CLI may write: nothing but temporary folders of its own, the
-/// `home_paths` of its home and its workspace, none of `opts.read_only`
-/// (the run directory, ...), and the other workspaces are hidden (their
-/// ./eval sockets took another team's kernels: red team).
-std::vector<cli_mount> cli_mounts(
-  const cli_agent_options& opts, const fs::path& workspace) {
+/// eat's home, where it is an absolute path other than "/".
+std::optional<fs::path> eat_home() {
+  const char* home = std::getenv("HOME");
+  if (home == nullptr || home[0] != '/' || home[1] == '\0')
+    return std::nullopt;
+  return fs::path{home};
+}
+
+/// Whether a CLI runs in a mount namespace of eat-keeper's making.
+bool gets_mounts(const cli_agent_options& opts) {
+  return opts.namespaces && !opts.read_only.empty();
+}
+
+/// What a CLI may write: nothing but temporary folders of its own, its
+/// team's copies of the `home_paths` of its home (cli_home.hpp) and its
+/// workspace, none of `opts.read_only` (the run directory, ...), and the
+/// other workspaces are hidden (their ./eval sockets took another team's
+/// kernels: red team).
+std::vector<cli_mount> cli_mounts(const cli_agent_options& opts,
+  const fs::path& workspace, const fs::path& team_home) {
   std::vector<cli_mount> out{{"/", false}};
   // Temporary folders of its own: in the machine's, a CLI could plant
   // links where other teams' CLIs and later runs write (red team).
   for (const char* path : {"/tmp", "/var/tmp"})
     out.push_back({path, true, true});
   out.push_back({"/run/user/" + std::to_string(::getuid()), true});
-  if (const char* home = std::getenv("HOME");
-      home != nullptr && home[0] == '/' && home[1] != '\0')
-    for (const auto& name : opts.home_paths) // missing ones: skipped
-      out.push_back({canonical_path(fs::path{home} / name), true});
+  if (auto home = eat_home())
+    for (auto& m : home_mounts(*home, opts.home_paths, team_home))
+      out.push_back(std::move(m));
   for (const auto& path : opts.read_only)
     out.push_back({canonical_path(path), false});
   out.push_back({canonical_path(opts.work_dir), false, true});
@@ -115,6 +129,8 @@ struct attempt_plan {
   fs::path program;
   workspace_spec files;
   fs::path base_dir;
+  /// The team's own home (cli_home.hpp).
+  fs::path team_home;
   const eval_handler* eval = nullptr;
 };
 
@@ -161,8 +177,8 @@ cli_run_spec run_spec(const attempt_plan& p, const fs::path& dir) {
   spec.argv = build_argv(p, dir);
   spec.keeper = p.opts->keeper_program;
   spec.namespaces = p.opts->namespaces;
-  if (spec.namespaces && !p.opts->read_only.empty())
-    spec.mounts = cli_mounts(*p.opts, dir);
+  if (gets_mounts(*p.opts))
+    spec.mounts = cli_mounts(*p.opts, dir, p.team_home);
   spec.cwd = dir;
   auto names = base_env;
   names.insert(names.end(), p.opts->env_allow.begin(),
@@ -308,7 +324,20 @@ attempt_outcome run_attempt(const attempt_plan& p, uint32_t attempt,
   auto server = eval_server::start(*dir / ".eat" / "eval.sock", *p.eval);
   if (!server)
     return failed_attempt(*dir, server.error());
-  return run_in_workspace(p, *dir, spent_before);
+  auto home = gets_mounts(*p.opts) ? eat_home() : std::nullopt;
+  std::string notes;
+  if (home) {
+    if (auto made = make_team_home(*home, p.opts->home_paths, p.team_home);
+        !made)
+      return failed_attempt(*dir, made.error());
+    notes = sync_credentials(*home, p.team_home, p.opts->credentials);
+  }
+  auto out = run_in_workspace(p, *dir, spent_before);
+  if (home)
+    notes += sync_credentials(*home, p.team_home, p.opts->credentials);
+  if (!notes.empty())
+    out.transcript += "\n--- eat: credentials ---\n" + notes;
+  return out;
 }
 
 /// One attempt's part of the transcript.
@@ -348,6 +377,7 @@ caf::expected<attempt_plan> make_plan(const assignment& a,
   p.files.notes_md = render_notes(a);
   p.files.eval_script = make_eval_script(opts.eat_program);
   p.base_dir = opts.work_dir / workspace_name(a, serial);
+  p.team_home = team_home_dir(opts.work_dir, safe_name(a.team));
   for (const auto& arg : build_argv(p, p.base_dir))
     if (arg.size() >= max_arg_bytes)
       return make_error(error::agent_failed,

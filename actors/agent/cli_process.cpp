@@ -111,6 +111,10 @@ std::vector<std::string> spawned_argv(const cli_run_spec& spec) {
   if (!spec.namespaces)
     argv.emplace_back("--no-namespaces");
   for (const auto& m : spec.mounts) {
+    if (!m.source.empty()) {
+      argv.insert(argv.end(), {"--bind", m.source, m.path});
+      continue;
+    }
     argv.emplace_back(m.hidden     ? "--hide"
                       : m.writable ? "--writable"
                                    : "--read-only");

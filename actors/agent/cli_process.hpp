@@ -46,11 +46,13 @@ enum class cli_end {
 using cli_line_callback = std::function<bool(std::string_view line)>;
 
 /// A path of a CLI's mount namespace and whether it may write there, or
-/// whether it is hidden (an empty folder).
+/// whether it is hidden (an empty folder); with a `source`, what is
+/// mounted there, writable (eat-keeper's --bind).
 struct cli_mount {
   std::string path;
   bool writable = false;
   bool hidden = false;
+  std::string source = {};
 };
 
 /// What to run and how long to let it run.

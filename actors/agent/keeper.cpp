@@ -81,6 +81,13 @@ bool parse(int argc, char** argv, keeper_args& out) {
                   : argv[i][2] == 'h' ? mount_kind::hidden
                                       : mount_kind::read_only;
       out.mounts.push_back({argv[i + 1], kind});
+    } else if (std::strcmp(argv[i], "--bind") == 0) {
+      if (i + 3 >= argc || argv[i + 1][0] != '/' || argv[i + 2][0] != '/')
+        return complain("--bind: needs two absolute paths, SOURCE and "
+                        "PATH"),
+               false;
+      out.mounts.push_back({argv[i + 2], mount_kind::writable, argv[i + 1]});
+      i += 1; // takes two values
     } else if (std::strcmp(argv[i], "--parent") == 0) {
       auto pid = std::strtol(argv[i + 1], &end, 10);
       if (*end != '\0' || pid <= 0)
@@ -101,6 +108,7 @@ bool parse(int argc, char** argv, keeper_args& out) {
   if (i >= argc || std::strcmp(argv[i], "--") != 0 || i + 1 >= argc)
     return complain("usage: eat-keeper --parent PID [--grace SECONDS] "
                     "[--no-namespaces] [--read-only|--writable|--hide PATH]... "
+                    "[--bind SOURCE PATH]... "
                     "-- PROGRAM [ARGS...]"),
            false;
   if (out.parent == 0)

@@ -175,7 +175,8 @@ std::string make_read_only(const std::vector<keeper_mount>& mounts) {
   for (const auto& m : mounts)
     sources.push_back(m.kind == mount_kind::hidden || m.path == "/"
                         ? -1
-                        : ::open(m.path.c_str(), O_PATH | O_CLOEXEC));
+                        : ::open((m.source.empty() ? m.path : m.source).c_str(),
+                          O_PATH | O_CLOEXEC));
   auto close_sources = [&] {
     for (int fd : sources)
       if (fd >= 0)
@@ -183,7 +184,7 @@ std::string make_read_only(const std::vector<keeper_mount>& mounts) {
   };
   std::string why;
   for (size_t i = 0; i < mounts.size() && why.empty(); ++i) {
-    const auto& [path, kind] = mounts[i];
+    const auto& [path, kind, source] = mounts[i];
     bool read_only = kind != mount_kind::writable;
     if (path == "/") // changed where it is: a mount over it would not be
       why = set_read_only(path, read_only); // the root of the processes here
@@ -195,6 +196,8 @@ std::string make_read_only(const std::vector<keeper_mount>& mounts) {
               : failure("hiding " + path);
     else if (sources[i] >= 0)
       why = bind_from(sources[i], path, read_only);
+    else if (!source.empty())
+      why = failure("opening " + source + " to mount at " + path);
   }
   close_sources();
   if (!why.empty())

@@ -25,6 +25,10 @@ enum class mount_kind { read_only, writable, hidden };
 struct keeper_mount {
   std::string path;
   mount_kind kind = mount_kind::read_only;
+  /// Read-only or writable: what is mounted at `path`, as it was before
+  /// any change (empty: `path` itself; e.g. a team's own copy of
+  /// ~/.claude mounted over the operator's).
+  std::string source = {};
 };
 
 /// Moves the calling process, the init of a new PID namespace, into a new
@@ -32,7 +36,8 @@ struct keeper_mount {
 /// what is mounted under it), in order, each over those before, is made
 /// read-only, writable, or hidden under an empty tmpfs of its own, which it
 /// may write (its private /tmp; a later path under a hidden one shows what
-/// was there before). /dev is one of its own with
+/// was there before), or `source` mounted there, read-only or writable.
+/// /dev is one of its own with
 /// only null, zero, full, random, urandom, tty, ptys and shm; /proc shows
 /// only the PID namespace's processes, and its kernel settings (/proc/sys,
 /// /proc/sysrq-trigger, ...) are read-only. Paths must be absolute and

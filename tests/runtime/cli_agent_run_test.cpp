@@ -43,6 +43,36 @@ uint64_t count_events(const fs::path& run_dir, event_kind kind) {
   return n;
 }
 
+/// Writes a configuration under `root` for a run of `evaluations` on
+/// sgemm by `teams` teams of one cli agent, the script `agent` (made
+/// executable), with `cli` added to [agents.cli]; runs it with eat into
+/// root/run, which it returns once eat exited with status 0.
+fs::path run_cli_agent(const fs::path& root, const fs::path& agent,
+  int evaluations, int teams, const std::string& cli = {}) {
+  fs::permissions(agent, fs::perms::owner_all);
+  auto config = root / "config.toml";
+  std::ofstream{config}
+    << "[run]\ntask = \"sgemm\"\ntasks_dir = \"" << EAT_SOURCE_DIR
+    << "/kernels\"\nroot = \"" << root.string()
+    << "\"\nmax_evaluations = " << evaluations << "\n"
+    << "[timing]\nwarmup = 1\nmin_samples = 3\nmin_time_s = 0.01\n"
+    << "max_time_s = 0.2\ncheck_seeds = 2\n"
+    << "[supervisor]\nteams = " << teams << "\nagents_per_team = 1\n"
+    << "[agents]\nbackend = \"cli\"\n[agents.cli]\npreset = \"custom\"\n"
+    << "program = \"" << agent.string() << "\"\nargs = [\"{workspace}\"]\n"
+    << "output_format = \"plain\"\nprompt_input = \"none\"\nretries = 0\n"
+    << cli;
+  auto run_dir = root / "run";
+  test::child_process run{
+    EAT_BINARY, {"run", config.string(), "--run-dir", run_dir.string()}};
+  std::string out;
+  auto status = run.finish(out);
+  INFO(out);
+  REQUIRE(WIFEXITED(status));
+  REQUIRE(WEXITSTATUS(status) == 0);
+  return run_dir;
+}
+
 } // namespace
 
 TEST_CASE("a cli agent's ./eval stops at [agents.cli] max_evals per "
@@ -66,27 +96,7 @@ TEST_CASE("a cli agent's ./eval stops at [agents.cli] max_evals per "
                        << "mkdir -p \"$XDG_CACHE_HOME/pip\" && "
                        << "echo made >> scratch/cache-home.txt\n"
                        << "echo done\n";
-  fs::permissions(agent, fs::perms::owner_all);
-  auto config = tmp.path() / "config.toml";
-  std::ofstream{config}
-    << "[run]\ntask = \"sgemm\"\ntasks_dir = \"" << EAT_SOURCE_DIR
-    << "/kernels\"\nroot = \"" << tmp.path().string()
-    << "\"\nmax_evaluations = 1\n"
-    << "[timing]\nwarmup = 1\nmin_samples = 3\nmin_time_s = 0.01\n"
-    << "max_time_s = 0.2\ncheck_seeds = 2\n"
-    << "[supervisor]\nteams = 1\nagents_per_team = 1\n"
-    << "[agents]\nbackend = \"cli\"\n[agents.cli]\npreset = \"custom\"\n"
-    << "program = \"" << agent.string() << "\"\nargs = [\"{workspace}\"]\n"
-    << "output_format = \"plain\"\nprompt_input = \"none\"\nretries = 0\n"
-    << "max_evals = 1\n";
-  auto run_dir = tmp.path() / "run";
-  test::child_process run{
-    EAT_BINARY, {"run", config.string(), "--run-dir", run_dir.string()}};
-  std::string out;
-  auto status = run.finish(out);
-  INFO(out);
-  REQUIRE(WIFEXITED(status));
-  REQUIRE(WEXITSTATUS(status) == 0);
+  auto run_dir = run_cli_agent(tmp.path(), agent, 1, 1, "max_evals = 1\n");
   uint64_t attempts = 0;
   for (const auto& w : fs::directory_iterator{run_dir / "workspaces"}) {
     auto first = w.path() / "scratch" / "eval1.txt";
@@ -127,4 +137,50 @@ TEST_CASE("a cli agent's ./eval stops at [agents.cli] max_evals per "
   CHECK_THAT(shown, Catch::Contains("evaluations: 1 of 1, 1 passed\n"));
   CHECK_THAT(shown,
     Catch::Contains(", " + std::to_string(attempts) + " tried with ./eval\n"));
+}
+
+TEST_CASE("each team's CLI writes a home of its team's own: what it plants "
+          "in ~/.claude stays there, and a login it refreshes comes back to "
+          "eat's home") {
+  test::temp_dir tmp;
+  // Not under the run root, which CLIs see read-only.
+  test::temp_dir home_dir;
+  auto home = home_dir.path() / "home";
+  fs::create_directories(home / ".claude");
+  std::ofstream{home / ".claude" / "settings.json"} << "{}\n";
+  std::ofstream{home / ".claude" / ".credentials.json"} << "token-0\n";
+  ::setenv("HOME", home.c_str(), 1);
+  auto agent = tmp.path() / "agent.sh";
+  std::ofstream{agent}
+    << "#!/bin/sh\n"
+    << "cat \"$HOME/.claude/settings.json\" > scratch/before.txt\n"
+    << "echo '{\"hooks\": \"planted\"}' > \"$HOME/.claude/settings.json\"\n"
+    << "echo \"token-$$\" > \"$HOME/.claude/.credentials.json\"\n"
+    << "echo \"// attempt $$\" >> kernel.cpp\n"
+    << "echo done\n";
+  auto run_dir = run_cli_agent(tmp.path(), agent, 2, 2);
+  CHECK(read_text(home / ".claude" / "settings.json") == "{}\n");
+  CHECK_THAT(read_text(home / ".claude" / ".credentials.json"),
+    Catch::StartsWith("token-") && !Catch::Equals("token-0\n"));
+  size_t teams = 0;
+  for (const auto& t :
+    fs::directory_iterator{run_dir / "workspaces" / ".homes"}) {
+    teams += 1;
+    INFO(t.path().filename().string());
+    CHECK(read_text(t.path() / ".claude" / "settings.json")
+          == "{\"hooks\": \"planted\"}\n");
+  }
+  CHECK(teams == 2);
+  uint64_t attempts = 0;
+  for (const auto& w : fs::directory_iterator{run_dir / "workspaces"}) {
+    if (!fs::exists(w.path() / "scratch" / "before.txt"))
+      continue;
+    attempts += 1;
+    INFO(w.path().filename().string());
+    // A team's first attempt finds eat's settings; a later one, what its
+    // own team planted.
+    CHECK_THAT(read_text(w.path() / "scratch" / "before.txt"),
+      Catch::Equals("{}\n") || Catch::Equals("{\"hooks\": \"planted\"}\n"));
+  }
+  CHECK(attempts >= 2);
 }

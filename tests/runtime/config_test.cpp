@@ -574,3 +574,28 @@ TEST_CASE("every shipped configuration loads, and its task with it") {
   }
   CHECK(count >= 4);
 }
+
+TEST_CASE("[agents.cli] home_paths and credentials name paths inside the "
+          "home, which each team copies and eat keeps in step") {
+  const std::string cli
+    = run_ok + "[agents]\nbackend = \"cli\"\n[agents.cli]\n";
+  auto fine = eat::parse_config(cli
+                                  + "home_paths = [\".claude/\", \".x.json\"]\n"
+                                    "credentials = [\".claude/a/b.json\"]\n",
+    test_file);
+  REQUIRE(fine);
+  CHECK(
+    fine->cli.home_paths == std::vector<std::string>{".claude/", ".x.json"});
+  CHECK(fine->cli.credentials == std::vector<std::string>{".claude/a/b.json"});
+  for (const auto* line :
+    {"home_paths = [\"../etc/\"]", "home_paths = [\"/etc\"]",
+      "home_paths = [\"a//b\"]", "credentials = [\".claude/../../x\"]",
+      "credentials = [\"\"]", "credentials = [\"./x\"]"}) {
+    INFO(line);
+    auto bad = eat::parse_config(cli + line + "\n", test_file);
+    REQUIRE_FALSE(bad);
+    CHECK_THAT(eat::render(bad.error()),
+      Catch::Contains("expected a path relative to the home, without \".\" "
+                      "or \"..\" parts"));
+  }
+}

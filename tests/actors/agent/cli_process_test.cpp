@@ -460,6 +460,45 @@ TEST_CASE("cli process: a CLI sees none of a hidden folder but what it is "
   CHECK(std::filesystem::exists(spaces / "mine" / "kernel.cpp"));
 }
 
+TEST_CASE("cli process: a folder mounted from another shows the other's "
+          "files, and what the CLI writes there lands in the other") {
+  // A team's own copy of ~/.claude in place of eat's (cli_home.hpp).
+  test::temp_dir dir;
+  auto home = dir.path() / "home" / ".claude";
+  auto copy = dir.path() / "copy" / ".claude";
+  std::filesystem::create_directories(home);
+  std::filesystem::create_directories(copy);
+  std::ofstream{home / "settings.json"} << "eat's\n";
+  std::ofstream{copy / "settings.json"} << "the team's\n";
+  auto spec = spec_for({"/bin/sh", "-c",
+                         "cat home/.claude/settings.json; "
+                         "echo planted > home/.claude/settings.json; "
+                         "touch home/other 2>/dev/null || echo read-only"},
+    dir.path());
+  spec.mounts = {{"/", false}, {home.string(), true, false, copy.string()}};
+  auto r = run_cli_process(spec);
+  REQUIRE(r);
+  INFO(r->errors);
+  CHECK(describe_end(*r, spec) == "exited with status 0");
+  CHECK(r->output == "the team's\nread-only\n");
+  std::ifstream mine{home / "settings.json"};
+  std::string text;
+  std::getline(mine, text);
+  CHECK(text == "eat's");
+  std::ifstream theirs{copy / "settings.json"};
+  std::getline(theirs, text);
+  CHECK(text == "planted");
+  // The keeper's --bind names two absolute paths.
+  spec = spec_for({EAT_KEEPER_PATH, "--parent", "1", "--bind", "/tmp",
+                    "relative", "--", "/bin/true"},
+    dir.path());
+  spec.keeper.clear();
+  r = run_cli_process(spec);
+  REQUIRE(r);
+  CHECK(describe_end(*r, spec) == "exited with status 125");
+  CHECK_THAT(r->errors, Catch::Contains("--bind: needs two absolute paths"));
+}
+
 TEST_CASE("cli process: a CLI runs in a session of its own, without eat's "
           "terminal") {
   // In eat's session it pushed commands into the operator's shell through

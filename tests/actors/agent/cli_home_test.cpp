@@ -1,0 +1,189 @@
+// Specification of the teams' own homes for coding-agent CLIs
+// (actors/agent/cli_home.hpp): a copy of the home_paths entries per team,
+// mounted in place of eat's own, and login files kept in step, the newer
+// over the older, without following what a CLI may have planted.
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <fstream>
+
+#include <sys/stat.h>
+
+#include "actors/agent/cli_home.hpp"
+#include "tests/support/temp_dir.hpp"
+#include "tests/support/text_files.hpp"
+
+using namespace eat;
+namespace fs = std::filesystem;
+
+namespace {
+
+using eat::test::read_text;
+
+void write(const fs::path& file, const std::string& text) {
+  fs::create_directories(file.parent_path());
+  std::ofstream{file} << text;
+}
+
+/// Sets `file`'s modification time `seconds` from now.
+void age(const fs::path& file, int seconds) {
+  fs::last_write_time(
+    file, fs::file_time_type::clock::now() + std::chrono::seconds{seconds});
+}
+
+/// A home with ~/.claude/ (settings, credentials, a link), ~/.claude.json
+/// and a file that no home path names.
+fs::path sample_home(const fs::path& root) {
+  auto home = root / "home";
+  write(home / ".claude" / "settings.json", "{}");
+  write(home / ".claude" / ".credentials.json", "token-1");
+  write(home / ".claude" / "projects" / "p" / "t.jsonl", "transcript");
+  fs::create_symlink("settings.json", home / ".claude" / "link");
+  write(home / ".claude.json", "{\"a\": 1}");
+  write(home / ".ssh" / "id", "secret");
+  return home;
+}
+
+const std::vector<std::string> paths = {".claude/", ".claude.json", ".codex/"};
+const std::vector<std::string> logins = {".claude/.credentials.json"};
+
+/// eat's home (sample_home), team t1's made from it, and the login file
+/// in each.
+struct two_homes {
+  test::temp_dir tmp;
+  fs::path home = sample_home(tmp.path());
+  fs::path dir = team_home_dir(tmp.path() / "work", "t1");
+  fs::path real = home / ".claude" / ".credentials.json";
+  fs::path team = dir / ".claude" / ".credentials.json";
+
+  two_homes() {
+    REQUIRE(make_team_home(home, paths, dir));
+  }
+};
+
+} // namespace
+
+TEST_CASE("a team's home is a copy of the home paths that exist, links "
+          "kept as links, and only its owner may enter it") {
+  test::temp_dir tmp;
+  auto home = sample_home(tmp.path());
+  auto dir = team_home_dir(tmp.path() / "work", "t1");
+  REQUIRE(make_team_home(home, paths, dir));
+  CHECK(read_text(dir / ".claude" / "settings.json") == "{}");
+  CHECK(
+    read_text(dir / ".claude" / "projects" / "p" / "t.jsonl") == "transcript");
+  CHECK(fs::is_symlink(dir / ".claude" / "link"));
+  CHECK(fs::read_symlink(dir / ".claude" / "link") == "settings.json");
+  CHECK(read_text(dir / ".claude.json") == "{\"a\": 1}");
+  CHECK_FALSE(fs::exists(dir / ".codex"));
+  CHECK_FALSE(fs::exists(dir / ".ssh"));
+  struct stat st;
+  REQUIRE(::stat(dir.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0700);
+  // Made once: later attempts find what the team's CLIs left.
+  write(dir / ".claude" / "settings.json", "{\"hooks\": 1}");
+  REQUIRE(make_team_home(home, paths, dir));
+  CHECK(read_text(dir / ".claude" / "settings.json") == "{\"hooks\": 1}");
+  CHECK(read_text(home / ".claude" / "settings.json") == "{}");
+  // Nothing is left beside it.
+  for (const auto& e : fs::directory_iterator{dir.parent_path()})
+    CHECK(e.path() == dir);
+}
+
+TEST_CASE("a home path that is a link into another folder is copied, not "
+          "linked: the team's CLI cannot write through it") {
+  test::temp_dir tmp;
+  auto home = tmp.path() / "home";
+  write(tmp.path() / "dotfiles" / "claude" / "settings.json", "{}");
+  fs::create_directories(home);
+  fs::create_symlink(tmp.path() / "dotfiles" / "claude", home / ".claude");
+  auto dir = team_home_dir(tmp.path() / "work", "t1");
+  REQUIRE(make_team_home(home, paths, dir));
+  CHECK_FALSE(fs::is_symlink(dir / ".claude"));
+  CHECK(read_text(dir / ".claude" / "settings.json") == "{}");
+  auto mounts = home_mounts(home, paths, dir);
+  REQUIRE(mounts.size() == 1);
+  // Mounted where the kernel looks: the link's target.
+  CHECK(mounts[0].path
+        == fs::canonical(tmp.path() / "dotfiles" / "claude").string());
+  CHECK(mounts[0].source == (dir / ".claude").string());
+  CHECK(mounts[0].writable);
+}
+
+TEST_CASE("the home mounts name each entry both homes have, the team's "
+          "copy as the source") {
+  test::temp_dir tmp;
+  auto home = sample_home(tmp.path());
+  auto dir = team_home_dir(tmp.path() / "work", "t1");
+  REQUIRE(make_team_home(home, paths, dir));
+  auto mounts = home_mounts(home, paths, dir);
+  REQUIRE(mounts.size() == 2);
+  CHECK(mounts[0].path == fs::canonical(home / ".claude").string());
+  CHECK(mounts[0].source == (dir / ".claude").string());
+  CHECK(mounts[1].path == fs::canonical(home / ".claude.json").string());
+  CHECK(mounts[1].source == (dir / ".claude.json").string());
+}
+
+TEST_CASE("a login refreshed in a team's home goes back to eat's home, and "
+          "one refreshed in eat's home reaches the team's") {
+  two_homes h;
+  const auto &home = h.home, &dir = h.dir, &real = h.real, &team = h.team;
+  fs::permissions(real, fs::perms::owner_read | fs::perms::owner_write);
+  SECTION("the team's is newer") {
+    write(team, "token-2");
+    age(team, 60);
+    CHECK(sync_credentials(home, dir, logins).empty());
+    CHECK(read_text(real) == "token-2");
+    CHECK(fs::status(real).permissions()
+          == (fs::perms::owner_read | fs::perms::owner_write));
+  }
+  SECTION("eat's is newer") {
+    write(real, "token-3");
+    age(real, 60);
+    CHECK(sync_credentials(home, dir, logins).empty());
+    CHECK(read_text(team) == "token-3");
+    CHECK(read_text(real) == "token-3");
+  }
+  SECTION("the team's is missing") {
+    fs::remove(team);
+    CHECK(sync_credentials(home, dir, logins).empty());
+    CHECK(read_text(team) == "token-1");
+  }
+  SECTION("eat's is missing: none is made there") {
+    fs::remove(real);
+    write(team, "token-4");
+    age(team, 60);
+    CHECK(sync_credentials(home, dir, logins).empty());
+    CHECK_FALSE(fs::exists(real));
+  }
+}
+
+TEST_CASE("a login file the team's CLI replaced with a link or a huge file "
+          "is left alone, and what it points at is never read") {
+  two_homes h;
+  const auto &home = h.home, &dir = h.dir, &real = h.real, &team = h.team;
+  SECTION("a link to a secret file") {
+    fs::remove(team);
+    fs::create_symlink(home / ".ssh" / "id", team);
+    auto why = sync_credentials(home, dir, logins);
+    CHECK_THAT(why, Catch::Contains(team.string() + ": not a regular file"));
+    CHECK(read_text(real) == "token-1");
+    CHECK(read_text(home / ".ssh" / "id") == "secret");
+  }
+  SECTION("a link in place of its folder") {
+    fs::remove_all(dir / ".claude");
+    fs::create_symlink(home / ".ssh", dir / ".claude");
+    write(home / ".ssh" / ".credentials.json", "planted");
+    age(home / ".ssh" / ".credentials.json", 60);
+    CHECK(sync_credentials(home, dir, logins).empty());
+    CHECK(read_text(real) == "token-1");
+  }
+  SECTION("a file over 1 MiB") {
+    write(team, std::string(max_credentials_bytes + 1, 'x'));
+    age(team, 60);
+    CHECK_THAT(sync_credentials(home, dir, logins),
+      Catch::Contains("not a regular file of at most 1 MiB"));
+    CHECK(read_text(real) == "token-1");
+  }
+}

@@ -51,12 +51,15 @@ cli_agent_options cli_options(const config& cfg, const agent_links& links) {
   o.namespaces = c.namespaces;
   o.home_paths = c.home_paths;
   o.credentials = c.credentials;
-  // What the CLI may read but not write: the run (its store, the compile
-  // cache, the other workspaces), the tasks, eat's programs and prompts.
-  // Other runs under the run root too: a resumed one would load what a CLI
-  // left there.
-  for (const auto& path : {cfg.run.root, links.run_dir, cfg.run.tasks_dir,
-         executable_dir(), o.prompts_dir, o.work_dir})
+  // What the CLI does not see: the other runs under the run root (a red
+  // team's CLI read their teams' homes and used a live one's ./eval
+  // socket). What it may read but not write: its run (its store, the
+  // compile cache, the other workspaces), the tasks, eat's programs and
+  // prompts.
+  if (!cfg.run.root.empty())
+    o.hidden.push_back(cfg.run.root);
+  for (const auto& path : {links.run_dir, cfg.run.tasks_dir, executable_dir(),
+         o.prompts_dir, o.work_dir})
     if (!path.empty())
       o.read_only.push_back(path);
   o.eat_program = fs::read_symlink("/proc/self/exe").string();

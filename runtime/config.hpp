@@ -123,7 +123,7 @@ struct cli_agent_section {
   /// team's own).
   std::vector<std::string> home_paths
     = {".claude/", ".claude.json", ".codex/", ".gemini/", ".aider/"};
-  /// Login files kept in step between eat's home and the teams' copies.
+  /// Login files given to the teams' copies and taken back when changed.
   std::vector<std::string> credentials = {".claude/.credentials.json",
     ".codex/auth.json", ".gemini/oauth_creds.json"};
 };

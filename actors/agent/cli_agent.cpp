@@ -65,13 +65,20 @@ bool gets_mounts(const cli_agent_options& opts) {
   return opts.namespaces && !opts.read_only.empty();
 }
 
+/// Whether `path` is `folder` or lies under it (both canonical).
+bool lies_in(const fs::path& path, const fs::path& folder) {
+  auto rel = path.lexically_relative(folder);
+  return !rel.empty() && *rel.begin() != "..";
+}
+
 /// What a CLI may write: nothing but temporary folders of its own, its
 /// team's copies of the `home_paths` of its home (cli_home.hpp) and its
 /// workspace, none of `opts.read_only` (the run directory, ...), and the
 /// other workspaces are hidden (their ./eval sockets took another team's
 /// kernels: red team).
 std::vector<cli_mount> cli_mounts(const cli_agent_options& opts,
-  const fs::path& workspace, const fs::path& team_home) {
+  const fs::path& workspace, const fs::path& team_home,
+  const fs::path& program) {
   std::vector<cli_mount> out{{"/", false}};
   // Temporary folders of its own: in the machine's, a CLI could plant
   // links where other teams' CLIs and later runs write (red team).
@@ -81,8 +88,19 @@ std::vector<cli_mount> cli_mounts(const cli_agent_options& opts,
   if (auto home = eat_home())
     for (auto& m : home_mounts(*home, opts.home_paths, team_home))
       out.push_back(std::move(m));
+  // A hidden folder that holds eat's home (a run root of "/" or of the
+  // home itself) stays visible, read-only.
+  auto home = eat_home();
+  for (const auto& path : opts.hidden) {
+    auto folder = canonical_path(path);
+    bool needed = home && lies_in(canonical_path(*home), folder);
+    out.push_back({folder, false, !needed});
+  }
   for (const auto& path : opts.read_only)
     out.push_back({canonical_path(path), false});
+  // The program itself, wherever it is (a script in the run root or in
+  // /tmp, both hidden), read-only.
+  out.push_back({canonical_path(program), false});
   out.push_back({canonical_path(opts.work_dir), false, true});
   out.push_back({canonical_path(workspace), true});
   return out;
@@ -178,7 +196,7 @@ cli_run_spec run_spec(const attempt_plan& p, const fs::path& dir) {
   spec.keeper = p.opts->keeper_program;
   spec.namespaces = p.opts->namespaces;
   if (gets_mounts(*p.opts))
-    spec.mounts = cli_mounts(*p.opts, dir, p.team_home);
+    spec.mounts = cli_mounts(*p.opts, dir, p.team_home, p.program);
   spec.cwd = dir;
   auto names = base_env;
   names.insert(names.end(), p.opts->env_allow.begin(),
@@ -330,11 +348,11 @@ attempt_outcome run_attempt(const attempt_plan& p, uint32_t attempt,
     if (auto made = make_team_home(*home, p.opts->home_paths, p.team_home);
         !made)
       return failed_attempt(*dir, made.error());
-    notes = sync_credentials(*home, p.team_home, p.opts->credentials);
+    notes = give_credentials(*home, p.team_home, p.opts->credentials);
   }
   auto out = run_in_workspace(p, *dir, spent_before);
   if (home)
-    notes += sync_credentials(*home, p.team_home, p.opts->credentials);
+    notes += take_credentials(*home, p.team_home, p.opts->credentials);
   if (!notes.empty())
     out.transcript += "\n--- eat: credentials ---\n" + notes;
   return out;

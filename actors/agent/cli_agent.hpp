@@ -81,13 +81,17 @@ struct cli_agent_options {
   /// for the CLI's workspace.
   bool namespaces = true;
   std::vector<std::filesystem::path> read_only;
+  /// With namespaces: paths the CLI sees as empty folders, before
+  /// `read_only` applies (the run root: other runs' workspaces, homes and
+  /// ./eval sockets).
+  std::vector<std::filesystem::path> hidden;
   /// What the CLI may write of its home, where they exist: each team
   /// writes a copy of its own (cli_home.hpp); the rest of the home is
   /// read-only.
   std::vector<std::string> home_paths
     = {".claude/", ".claude.json", ".codex/", ".gemini/", ".aider/"};
-  /// Login files under `home_paths`, kept in step between eat's home and
-  /// each team's copy, the newer over the older (cli_home.hpp).
+  /// Login files under `home_paths`, given to each team's copy before an
+  /// attempt and taken back when its CLI changed them (cli_home.hpp).
   std::vector<std::string> credentials = {".claude/.credentials.json",
     ".codex/auth.json", ".gemini/oauth_creds.json"};
   /// The device `./eval` submits to; none: eval answers "unavailable".

@@ -2,6 +2,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <random>
 
 #include <fcntl.h>
@@ -24,24 +26,57 @@ fs::path entry_path(const std::string& entry) {
   return fs::path{text}.lexically_normal();
 }
 
-/// Copies `from` to `to`: folders with what they hold, links as links,
-/// regular files; other files are left out.
-void copy_tree(const fs::path& from, const fs::path& to, std::error_code& ec) {
-  auto st = fs::symlink_status(from, ec);
-  if (ec)
+/// Whether a CLI run as eat's user without capabilities could read the
+/// file `st` describes in place (and search it, a folder). A copy it may
+/// write, it could chmod: a file of mode 0000, or one of another user's,
+/// copied as it is, would be open to it (red team).
+bool readable_in_place(const struct stat& st) {
+  const mode_t need = S_ISDIR(st.st_mode) ? 05 : 04;
+  mode_t bits = st.st_mode & 07;
+  if (st.st_uid == ::geteuid()) {
+    bits = (st.st_mode >> 6) & 07;
+  } else {
+    gid_t groups[256];
+    int n = ::getgroups(256, groups);
+    bool member = st.st_gid == ::getegid();
+    for (int i = 0; i < n && !member; ++i)
+      member = groups[i] == st.st_gid;
+    if (member)
+      bits = (st.st_mode >> 3) & 07;
+  }
+  return (bits & need) == need;
+}
+
+std::error_code last_error() {
+  return {errno, std::generic_category()};
+}
+
+/// Copies `from` (described by `st`) to `to`: folders with what they hold,
+/// links inside them as links, regular files, each with its owner; what
+/// the CLI could not read in place, and files of other kinds, are left out.
+void copy_tree(const fs::path& from, const struct stat& st, const fs::path& to,
+  std::error_code& ec) {
+  if (S_ISLNK(st.st_mode)) {
+    fs::copy_symlink(from, to, ec);
+  } else if (!readable_in_place(st)) {
     return;
-  if (fs::is_symlink(st))
-    return fs::copy_symlink(from, to, ec);
-  if (fs::is_regular_file(st)) {
+  } else if (S_ISREG(st.st_mode)) {
     fs::copy_file(from, to, ec);
+  } else if (S_ISDIR(st.st_mode)) {
+    fs::create_directory(to, from, ec);
+    for (fs::directory_iterator it{from, ec}, end; !ec && it != end;
+         it.increment(ec)) {
+      struct stat inner;
+      if (::lstat(it->path().c_str(), &inner) != 0)
+        ec = last_error();
+      else
+        copy_tree(it->path(), inner, to / it->path().filename(), ec);
+    }
+  } else {
     return;
   }
-  if (!fs::is_directory(st))
-    return;
-  fs::create_directory(to, from, ec);
-  for (fs::directory_iterator it{from, ec}, end; !ec && it != end;
-       it.increment(ec))
-    copy_tree(it->path(), to / it->path().filename(), ec);
+  if (!ec && (st.st_uid != ::geteuid() || st.st_gid != ::getegid()))
+    ::lchown(to.c_str(), st.st_uid, st.st_gid);
 }
 
 /// A descriptor closed when it goes.
@@ -72,17 +107,11 @@ int open_parent_beneath(const fs::path& root, const fs::path& rel) {
   return fd;
 }
 
-/// A file's contents and when it was last modified.
-struct file_state {
-  std::string bytes;
-  timespec modified{};
-};
-
 enum class read_result { ok, missing, refused };
 
 /// Reads the regular file `name` in the folder `dir` without following a
 /// link, if it holds at most max_credentials_bytes.
-read_result read_at(int dir, const std::string& name, file_state& out) {
+read_result read_at(int dir, const std::string& name, std::string& out) {
   fd_holder f{::openat(
     dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)};
   if (f.fd < 0)
@@ -91,11 +120,10 @@ read_result read_at(int dir, const std::string& name, file_state& out) {
   if (::fstat(f.fd, &st) != 0 || !S_ISREG(st.st_mode)
       || static_cast<uint64_t>(st.st_size) > max_credentials_bytes)
     return read_result::refused;
-  out.modified = st.st_mtim;
-  out.bytes.assign(static_cast<size_t>(st.st_size), '\0');
+  out.assign(static_cast<size_t>(st.st_size), '\0');
   size_t got = 0;
-  while (got < out.bytes.size()) {
-    auto n = ::read(f.fd, out.bytes.data() + got, out.bytes.size() - got);
+  while (got < out.size()) {
+    auto n = ::read(f.fd, out.data() + got, out.size() - got);
     if (n <= 0)
       return read_result::refused;
     got += static_cast<size_t>(n);
@@ -103,81 +131,145 @@ read_result read_at(int dir, const std::string& name, file_state& out) {
   return read_result::ok;
 }
 
-/// Replaces `name` in the folder `dir` with `bytes` (mode `mode`): written
-/// beside, then renamed, so that a reader never sees half of it and a
-/// link in its place is replaced rather than followed. "" or why not.
-std::string write_at(
-  int dir, const std::string& name, const std::string& bytes, mode_t mode) {
+/// Who owns a file written in place of another, and its mode.
+struct file_owner {
+  uid_t uid = ::geteuid();
+  gid_t gid = ::getegid();
+  mode_t mode = 0600;
+};
+
+/// Replaces `name` in the folder `dir` with `bytes`, owned and moded as
+/// `owner` says: written beside, then renamed, so that a reader never sees
+/// half of it and a link in its place is replaced rather than followed.
+/// "" or why not.
+std::string write_at(int dir, const std::string& name, const std::string& bytes,
+  const file_owner& owner) {
   auto temp = "." + name + ".eat-" + std::to_string(::getpid()) + "-"
               + std::to_string(std::random_device{}());
   fd_holder f{::openat(dir, temp.c_str(),
-    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)};
+    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)};
   if (f.fd < 0)
     return std::string{"cannot create a file beside it: "}
            + std::strerror(errno);
-  size_t put = 0;
-  while (put < bytes.size()) {
-    auto n = ::write(f.fd, bytes.data() + put, bytes.size() - put);
-    if (n <= 0) {
-      auto why = std::string{"cannot write it: "} + std::strerror(errno);
-      ::unlinkat(dir, temp.c_str(), 0);
-      return why;
-    }
-    put += static_cast<size_t>(n);
-  }
-  ::fchmod(f.fd, mode);
-  if (::renameat(dir, temp.c_str(), dir, name.c_str()) != 0) {
-    auto why
-      = std::string{"cannot rename it into place: "} + std::strerror(errno);
+  auto fail = [&](const char* what) {
+    auto why = what + std::string{": "} + std::strerror(errno);
     ::unlinkat(dir, temp.c_str(), 0);
     return why;
+  };
+  for (size_t put = 0; put < bytes.size();) {
+    auto n = ::write(f.fd, bytes.data() + put, bytes.size() - put);
+    if (n <= 0)
+      return fail("cannot write it");
+    put += static_cast<size_t>(n);
   }
+  // The operator's CLI must still be able to read its login (a red team's
+  // root eat left a user's file root's).
+  if ((owner.uid != ::geteuid() || owner.gid != ::getegid())
+      && ::fchown(f.fd, owner.uid, owner.gid) != 0)
+    return fail("cannot give it its owner");
+  if (::fchmod(f.fd, owner.mode) != 0)
+    return fail("cannot set its mode");
+  if (::renameat(dir, temp.c_str(), dir, name.c_str()) != 0)
+    return fail("cannot rename it into place");
   return {};
 }
 
-bool newer(const timespec& a, const timespec& b) {
-  return a.tv_sec != b.tv_sec ? a.tv_sec > b.tv_sec : a.tv_nsec > b.tv_nsec;
+/// The file where eat keeps what it last gave team home `dir` of
+/// credentials file `rel`, beside the home, where no CLI looks.
+fs::path given_file(const fs::path& dir, const fs::path& rel) {
+  auto name = rel.string();
+  for (auto& c : name)
+    c = c == '/' ? '%' : c;
+  return fs::path{dir.string() + ".given"} / name;
 }
 
-/// Keeps one credentials file in step; "" or what went wrong.
-std::string sync_one(
-  const fs::path& home, const fs::path& dir, const fs::path& rel) {
-  auto name = rel.filename().string();
-  // eat's home is the operator's: its links are followed.
-  std::error_code ec;
-  auto real = fs::canonical(home / rel, ec);
-  fd_holder real_dir{
-    ec ? -1
-       : ::open(real.parent_path().c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC)};
-  fd_holder team_dir{open_parent_beneath(dir, rel)};
-  file_state mine;
-  file_state theirs;
-  auto real_read = real_dir.fd < 0
-                     ? read_result::missing
-                     : read_at(real_dir.fd, real.filename().string(), mine);
-  if (real_read == read_result::refused)
-    return (home / rel).string() + ": not a regular file of at most 1 MiB";
-  if (team_dir.fd < 0)
-    return {};
-  auto team_read = read_at(team_dir.fd, name, theirs);
-  if (team_read == read_result::refused)
-    return (dir / rel).string()
-           + ": not a regular file of at most 1 MiB (a link?); left as it is";
-  if (real_read == read_result::missing)
-    return {};
-  if (team_read == read_result::ok && theirs.bytes == mine.bytes)
-    return {};
-  std::string why;
-  if (team_read == read_result::ok && newer(theirs.modified, mine.modified)) {
-    struct stat st;
-    auto mode = ::fstatat(real_dir.fd, real.filename().c_str(), &st, 0) == 0
-                  ? st.st_mode & 07777
-                  : 0600;
-    why = write_at(real_dir.fd, real.filename().string(), theirs.bytes, mode);
-    return why.empty() ? why : real.string() + ": " + why;
+/// One credentials file: eat's copy (`real`, its links followed: the home
+/// is the operator's) and the team's (found without following links).
+struct login_pair {
+  fs::path real;
+  fs::path team;
+  fd_holder real_dir;
+  fd_holder team_dir;
+  std::string name;
+
+  login_pair(const fs::path& home, const fs::path& dir, const fs::path& rel)
+    : team(dir / rel), real_dir(-1), team_dir(open_parent_beneath(dir, rel)),
+      name(rel.filename().string()) {
+    std::error_code ec;
+    real = fs::canonical(home / rel, ec);
+    if (!ec)
+      real_dir.fd
+        = ::open(real.parent_path().c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+    else
+      real = home / rel;
   }
-  why = write_at(team_dir.fd, name, mine.bytes, 0600);
-  return why.empty() ? why : (dir / rel).string() + ": " + why;
+
+  read_result read_real(std::string& out) const {
+    return real_dir.fd < 0
+             ? read_result::missing
+             : read_at(real_dir.fd, real.filename().string(), out);
+  }
+
+  read_result read_team(std::string& out) const {
+    return team_dir.fd < 0 ? read_result::missing
+                           : read_at(team_dir.fd, name, out);
+  }
+};
+
+std::string refused(const fs::path& path) {
+  return path.string()
+         + ": not a regular file of at most 1 MiB (a link?); left as it is";
+}
+
+/// Gives the team eat's copy of one credentials file; "" or what failed.
+std::string give_one(
+  const fs::path& home, const fs::path& dir, const fs::path& rel) {
+  login_pair p{home, dir, rel};
+  std::string mine;
+  auto got = p.read_real(mine);
+  if (got == read_result::refused)
+    return refused(p.real);
+  if (got == read_result::missing || p.team_dir.fd < 0)
+    return {};
+  std::string theirs;
+  auto had = p.read_team(theirs);
+  if (had == read_result::refused)
+    return refused(p.team);
+  if (had == read_result::missing || theirs != mine)
+    if (auto why = write_at(p.team_dir.fd, p.name, mine, {}); !why.empty())
+      return p.team.string() + ": " + why;
+  std::error_code ec;
+  auto given = given_file(dir, rel);
+  fs::create_directories(given.parent_path(), ec);
+  std::ofstream{given, std::ios::binary | std::ios::trunc} << mine;
+  return {};
+}
+
+/// Takes back what the team's CLI changed of one credentials file since
+/// give_one; "" or what failed.
+std::string take_one(
+  const fs::path& home, const fs::path& dir, const fs::path& rel) {
+  login_pair p{home, dir, rel};
+  std::string theirs;
+  auto had = p.read_team(theirs);
+  if (had == read_result::refused)
+    return refused(p.team);
+  std::ifstream given_in{given_file(dir, rel), std::ios::binary};
+  if (had == read_result::missing || !given_in || p.real_dir.fd < 0)
+    return {};
+  std::string given{std::istreambuf_iterator<char>{given_in}, {}};
+  if (theirs == given)
+    return {};
+  struct stat st;
+  if (::fstatat(p.real_dir.fd, p.real.filename().c_str(), &st, 0) != 0)
+    return {};
+  if (auto why = write_at(p.real_dir.fd, p.real.filename().string(), theirs,
+        {st.st_uid, st.st_gid, static_cast<mode_t>(st.st_mode & 07777)});
+      !why.empty())
+    return p.real.string() + ": " + why;
+  std::ofstream{given_file(dir, rel), std::ios::binary | std::ios::trunc}
+    << theirs;
+  return {};
 }
 
 } // namespace
@@ -212,16 +304,11 @@ caf::expected<void> make_team_home(const fs::path& home,
       continue;
     }
     fs::create_directories((temp / rel).parent_path(), ec);
-    if (!ec) {
-      if (fs::is_directory(from, ec)) {
-        fs::create_directory(temp / rel, from, ec);
-        for (fs::directory_iterator it{from, ec}, end; !ec && it != end;
-             it.increment(ec))
-          copy_tree(it->path(), temp / rel / it->path().filename(), ec);
-      } else if (fs::is_regular_file(from, ec)) {
-        fs::copy_file(from, temp / rel, ec);
-      }
-    }
+    struct stat st;
+    if (!ec && ::stat(from.c_str(), &st) != 0)
+      ec = last_error();
+    if (!ec)
+      copy_tree(from, st, temp / rel, ec);
     if (ec)
       return fail("copying " + (home / rel).string() + ": " + ec.message());
   }
@@ -255,11 +342,20 @@ std::vector<cli_mount> home_mounts(const fs::path& home,
   return out;
 }
 
-std::string sync_credentials(const fs::path& home, const fs::path& dir,
+std::string give_credentials(const fs::path& home, const fs::path& dir,
   const std::vector<std::string>& credentials) {
   std::string out;
   for (const auto& c : credentials)
-    if (auto why = sync_one(home, dir, entry_path(c)); !why.empty())
+    if (auto why = give_one(home, dir, entry_path(c)); !why.empty())
+      out += why + "\n";
+  return out;
+}
+
+std::string take_credentials(const fs::path& home, const fs::path& dir,
+  const std::vector<std::string>& credentials) {
+  std::string out;
+  for (const auto& c : credentials)
+    if (auto why = take_one(home, dir, entry_path(c)); !why.empty())
       out += why + "\n";
   return out;
 }

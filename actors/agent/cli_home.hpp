@@ -11,11 +11,12 @@
 // namespaces show in their place (eat-keeper --bind); eat's own entries
 // are never written by a CLI.
 //
-// Logins: a CLI refreshes its access token in its team's copy. The
-// `credentials` files are kept in step both ways before and after every
-// attempt, the newer over the older, so that a token refreshed in one
-// place is the one used everywhere next (an OAuth refresh token may be
-// good for one use only).
+// Logins: a CLI refreshes its access token in its team's copy, and an
+// OAuth refresh token may be good for one use only. So before each
+// attempt eat gives the team its own copy of the `credentials` files, and
+// after it takes back those the CLI changed. Modification times, which a
+// CLI sets as it likes, play no part (a red team's CLI dated a stale
+// token 2099, and it overwrote every later refresh).
 //
 // Called by the cli agent's actors, on their own threads; several agents
 // of one team may make its home at once (made beside, renamed into place).
@@ -38,9 +39,10 @@ std::filesystem::path team_home_dir(
 
 /// Makes `dir`, unless it exists, a copy of each entry of `home_paths`
 /// (relative to `home`, "name/" or "name") that exists in `home`: folders
-/// with all they hold, links as links, files with their permissions;
-/// sockets and other special files are left out. Only its owner may enter
-/// it (mode 0700).
+/// with all they hold, links as links, files with their permissions and
+/// owners; sockets and other special files are left out, and so is what a
+/// CLI run as eat's user without capabilities could not read in place.
+/// Only its owner may enter it (mode 0700).
 caf::expected<void> make_team_home(const std::filesystem::path& home,
   const std::vector<std::string>& home_paths, const std::filesystem::path& dir);
 
@@ -51,18 +53,25 @@ caf::expected<void> make_team_home(const std::filesystem::path& home,
 std::vector<cli_mount> home_mounts(const std::filesystem::path& home,
   const std::vector<std::string>& home_paths, const std::filesystem::path& dir);
 
-/// Largest credentials file kept in step, in bytes.
+/// Largest credentials file eat reads in a team's home, in bytes.
 constexpr size_t max_credentials_bytes = size_t{1} << 20;
 
-/// Keeps each of `credentials` (paths relative to `home`) in step between
-/// `home` and `dir`, a team's home: where both hold it and they differ,
-/// the one modified last replaces the other; one only `home` holds is
-/// copied to `dir` where its folder exists there. Replacing writes beside
-/// and renames. In `dir`, which a CLI writes, a file is read only when it
-/// is a regular file of at most max_credentials_bytes, reached without
-/// following a symbolic link. Returns what it could not do, a line each
-/// ("" when all went well).
-std::string sync_credentials(const std::filesystem::path& home,
+/// Gives team home `dir` eat's copy of each of `credentials` (paths
+/// relative to `home`) that eat's home holds, where the team's differs
+/// or is missing (where its folder exists), and remembers what it gave,
+/// beside `dir`. In `dir`, which a CLI writes, a file is read only when it
+/// is a regular file of at most max_credentials_bytes reached without
+/// following a link, and replaced by writing beside it and renaming.
+/// Returns what it could not do, a line each ("" when all went well).
+std::string give_credentials(const std::filesystem::path& home,
+  const std::filesystem::path& dir,
+  const std::vector<std::string>& credentials);
+
+/// Takes back into `home` each of `credentials` that the team's CLI
+/// changed in `dir` since give_credentials (a token it refreshed), where
+/// `home` holds that file: written beside and renamed, with the owner and
+/// mode of the file it replaces. Returns what it could not do, a line each.
+std::string take_credentials(const std::filesystem::path& home,
   const std::filesystem::path& dir,
   const std::vector<std::string>& credentials);
 

@@ -117,6 +117,18 @@ std::string bind_from(int source, const std::string& path, bool read_only) {
   return set_read_only(path, read_only);
 }
 
+/// Covers `path` with an empty tmpfs of its own; nothing where it is
+/// missing (under a folder hidden before: hidden already).
+std::string hide(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0)
+    return errno == ENOENT ? std::string{} : failure("stat " + path);
+  if (::mount("tmpfs", path.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777")
+      != 0)
+    return failure("hiding " + path);
+  return {};
+}
+
 /// Replaces /dev with a small one of its own, as container runtimes do:
 /// null, zero, full, random, urandom and tty from the machine's, a pts
 /// instance of its own and an empty shm. A root CLI without capabilities
@@ -189,11 +201,7 @@ std::string make_read_only(const std::vector<keeper_mount>& mounts) {
     if (path == "/") // changed where it is: a mount over it would not be
       why = set_read_only(path, read_only); // the root of the processes here
     else if (kind == mount_kind::hidden)
-      why = ::mount(
-              "tmpfs", path.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777")
-                == 0
-              ? std::string{}
-              : failure("hiding " + path);
+      why = hide(path);
     else if (sources[i] >= 0)
       why = bind_from(sources[i], path, read_only);
     else if (!source.empty())

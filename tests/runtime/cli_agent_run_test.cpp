@@ -143,7 +143,7 @@ TEST_CASE("each team's CLI writes a home of its team's own: what it plants "
           "in ~/.claude stays there, and a login it refreshes comes back to "
           "eat's home") {
   test::temp_dir tmp;
-  // Not under the run root, which CLIs see read-only.
+  // Not under the run root, which CLIs do not see.
   test::temp_dir home_dir;
   auto home = home_dir.path() / "home";
   fs::create_directories(home / ".claude");
@@ -165,6 +165,8 @@ TEST_CASE("each team's CLI writes a home of its team's own: what it plants "
   size_t teams = 0;
   for (const auto& t :
     fs::directory_iterator{run_dir / "workspaces" / ".homes"}) {
+    if (t.path().extension() == ".given") // what eat gave each team
+      continue;
     teams += 1;
     INFO(t.path().filename().string());
     CHECK(read_text(t.path() / ".claude" / "settings.json")
@@ -183,4 +185,31 @@ TEST_CASE("each team's CLI writes a home of its team's own: what it plants "
       Catch::Equals("{}\n") || Catch::Equals("{\"hooks\": \"planted\"}\n"));
   }
   CHECK(attempts >= 2);
+}
+
+TEST_CASE("a CLI sees no other run under the run root, only its own") {
+  // A red team's CLI read other runs' team homes there, and had its
+  // kernels evaluated through a live run's ./eval socket.
+  test::temp_dir tmp;
+  fs::create_directories(tmp.path() / "older-run");
+  std::ofstream{tmp.path() / "older-run" / "secret.txt"} << "secret\n";
+  test::temp_dir elsewhere; // the CLI's program is not under the root
+  auto agent = elsewhere.path() / "agent.sh";
+  std::ofstream{agent}
+    << "#!/bin/sh\n"
+    << "ls ../../.. > scratch/root.txt\n"
+    << "cat ../../../older-run/secret.txt > scratch/older.txt 2>&1\n"
+    << "echo \"// attempt $$\" >> kernel.cpp\n"
+    << "echo done\n";
+  auto run_dir = run_cli_agent(tmp.path(), agent, 1, 1);
+  uint64_t attempts = 0;
+  for (const auto& w : fs::directory_iterator{run_dir / "workspaces"}) {
+    if (!fs::exists(w.path() / "scratch" / "root.txt"))
+      continue;
+    attempts += 1;
+    CHECK(read_text(w.path() / "scratch" / "root.txt") == "run\n");
+    CHECK_THAT(read_text(w.path() / "scratch" / "older.txt"),
+      Catch::Contains("No such file or directory"));
+  }
+  CHECK(attempts >= 1);
 }

@@ -241,7 +241,13 @@ TEST_CASE("SIGINT stops a run at once while a cli agent's program is still "
   // The run waited for the program up to its timeout_s (1800 s by
   // default): Ctrl-C seemed to do nothing.
   test::temp_dir tmp;
-  auto started = tmp.path() / "started";
+  // The program writes to a pipe in the tasks folder, which it sees (read-
+  // only) where the run root is hidden from it (docs/agent-cli.md).
+  auto tasks = tmp.path() / "tasks";
+  fs::create_directories(tasks);
+  fs::copy(fs::path{EAT_SOURCE_DIR} / "kernels" / "sgemm", tasks / "sgemm",
+    fs::copy_options::recursive);
+  auto started = tasks / "started";
   REQUIRE(::mkfifo(started.c_str(), 0600) == 0);
   int fifo = ::open(started.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   REQUIRE(fifo >= 0);
@@ -251,8 +257,8 @@ TEST_CASE("SIGINT stops a run at once while a cli agent's program is still "
   fs::permissions(agent, fs::perms::owner_all);
   auto config = tmp.path() / "config.toml";
   std::ofstream{config}
-    << "[run]\ntask = \"sgemm\"\ntasks_dir = \"" << EAT_SOURCE_DIR
-    << "/kernels\"\nroot = \"" << tmp.path().string()
+    << "[run]\ntask = \"sgemm\"\ntasks_dir = \"" << tasks.string()
+    << "\"\nroot = \"" << (tmp.path() / "runs").string()
     << "\"\nmax_evaluations = 2\n[agents]\nbackend = \"cli\"\n"
     << "[agents.cli]\npreset = \"custom\"\nprogram = \"" << agent.string()
     << "\"\nargs = [\"{workspace}\"]\noutput_format = \"plain\"\n"

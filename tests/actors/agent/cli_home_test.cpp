@@ -1,7 +1,8 @@
 // Specification of the teams' own homes for coding-agent CLIs
 // (actors/agent/cli_home.hpp): a copy of the home_paths entries per team,
-// mounted in place of eat's own, and login files kept in step, the newer
-// over the older, without following what a CLI may have planted.
+// without what the CLI could not read in place, mounted in place of eat's
+// own, and login files given before an attempt and taken back when
+// changed, without following what a CLI may have planted.
 
 #include <catch2/catch.hpp>
 
@@ -9,6 +10,7 @@
 #include <fstream>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "actors/agent/cli_home.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -125,65 +127,133 @@ TEST_CASE("the home mounts name each entry both homes have, the team's "
   CHECK(mounts[1].source == (dir / ".claude.json").string());
 }
 
-TEST_CASE("a login refreshed in a team's home goes back to eat's home, and "
-          "one refreshed in eat's home reaches the team's") {
+TEST_CASE("a team gets eat's login before each attempt, and eat takes back "
+          "a login the team's CLI refreshed during it") {
   two_homes h;
   const auto &home = h.home, &dir = h.dir, &real = h.real, &team = h.team;
   fs::permissions(real, fs::perms::owner_read | fs::perms::owner_write);
-  SECTION("the team's is newer") {
+  SECTION("the CLI refreshed it") {
+    write(team, "stale");
+    CHECK(give_credentials(home, dir, logins).empty());
+    CHECK(read_text(team) == "token-1");
     write(team, "token-2");
-    age(team, 60);
-    CHECK(sync_credentials(home, dir, logins).empty());
+    CHECK(take_credentials(home, dir, logins).empty());
     CHECK(read_text(real) == "token-2");
     CHECK(fs::status(real).permissions()
           == (fs::perms::owner_read | fs::perms::owner_write));
   }
-  SECTION("eat's is newer") {
+  SECTION("the CLI left it, and eat's was refreshed meanwhile") {
+    CHECK(give_credentials(home, dir, logins).empty());
     write(real, "token-3");
-    age(real, 60);
-    CHECK(sync_credentials(home, dir, logins).empty());
+    CHECK(take_credentials(home, dir, logins).empty());
+    CHECK(read_text(real) == "token-3");
+    CHECK(give_credentials(home, dir, logins).empty());
     CHECK(read_text(team) == "token-3");
+  }
+  SECTION("a stale login dated in the future is replaced at the next "
+          "attempt, and never taken back") {
+    // A red team's CLI dated its stale token 2099: when the newer file won,
+    // it overwrote every later refresh for the rest of the run.
+    CHECK(give_credentials(home, dir, logins).empty());
+    write(team, "token-2");
+    age(team, 3600 * 24 * 365);
+    CHECK(take_credentials(home, dir, logins).empty());
+    write(real, "token-3");
+    CHECK(give_credentials(home, dir, logins).empty());
+    CHECK(read_text(team) == "token-3");
+    CHECK(take_credentials(home, dir, logins).empty());
     CHECK(read_text(real) == "token-3");
   }
   SECTION("the team's is missing") {
     fs::remove(team);
-    CHECK(sync_credentials(home, dir, logins).empty());
+    CHECK(give_credentials(home, dir, logins).empty());
     CHECK(read_text(team) == "token-1");
   }
   SECTION("eat's is missing: none is made there") {
     fs::remove(real);
+    CHECK(give_credentials(home, dir, logins).empty());
     write(team, "token-4");
-    age(team, 60);
-    CHECK(sync_credentials(home, dir, logins).empty());
+    CHECK(take_credentials(home, dir, logins).empty());
     CHECK_FALSE(fs::exists(real));
   }
+}
+
+TEST_CASE("a login taken back keeps the owner and mode of the file it "
+          "replaces") {
+  if (::geteuid() != 0) {
+    WARN("not root: no file of another user's to replace");
+    return;
+  }
+  two_homes h;
+  // A red team's root eat left a user's login root's.
+  REQUIRE(::chown(h.real.c_str(), 65534, 65534) == 0);
+  fs::permissions(h.real, fs::perms::owner_read | fs::perms::owner_write);
+  CHECK(give_credentials(h.home, h.dir, logins).empty());
+  write(h.team, "token-2");
+  CHECK(take_credentials(h.home, h.dir, logins).empty());
+  CHECK(read_text(h.real) == "token-2");
+  struct stat st;
+  REQUIRE(::stat(h.real.c_str(), &st) == 0);
+  CHECK(st.st_uid == 65534);
+  CHECK(st.st_gid == 65534);
+  CHECK((st.st_mode & 0777) == 0600);
 }
 
 TEST_CASE("a login file the team's CLI replaced with a link or a huge file "
           "is left alone, and what it points at is never read") {
   two_homes h;
   const auto &home = h.home, &dir = h.dir, &real = h.real, &team = h.team;
+  CHECK(give_credentials(home, dir, logins).empty());
   SECTION("a link to a secret file") {
     fs::remove(team);
     fs::create_symlink(home / ".ssh" / "id", team);
-    auto why = sync_credentials(home, dir, logins);
+    auto why = take_credentials(home, dir, logins);
     CHECK_THAT(why, Catch::Contains(team.string() + ": not a regular file"));
     CHECK(read_text(real) == "token-1");
+    CHECK_THAT(give_credentials(home, dir, logins),
+      Catch::Contains(team.string() + ": not a regular file"));
     CHECK(read_text(home / ".ssh" / "id") == "secret");
   }
   SECTION("a link in place of its folder") {
     fs::remove_all(dir / ".claude");
     fs::create_symlink(home / ".ssh", dir / ".claude");
     write(home / ".ssh" / ".credentials.json", "planted");
-    age(home / ".ssh" / ".credentials.json", 60);
-    CHECK(sync_credentials(home, dir, logins).empty());
+    CHECK(take_credentials(home, dir, logins).empty());
     CHECK(read_text(real) == "token-1");
+    CHECK(give_credentials(home, dir, logins).empty());
+    CHECK(read_text(home / ".ssh" / ".credentials.json") == "planted");
   }
   SECTION("a file over 1 MiB") {
     write(team, std::string(max_credentials_bytes + 1, 'x'));
-    age(team, 60);
-    CHECK_THAT(sync_credentials(home, dir, logins),
+    CHECK_THAT(take_credentials(home, dir, logins),
       Catch::Contains("not a regular file of at most 1 MiB"));
     CHECK(read_text(real) == "token-1");
+  }
+}
+
+TEST_CASE("what a CLI could not read in eat's home is not copied into its "
+          "team's, where it could chmod it") {
+  test::temp_dir tmp;
+  auto home = sample_home(tmp.path());
+  write(home / ".claude" / "locked", "locked");
+  fs::permissions(home / ".claude" / "locked", fs::perms::none);
+  if (::geteuid() == 0) {
+    write(home / ".claude" / "theirs", "theirs");
+    fs::permissions(home / ".claude" / "theirs",
+      fs::perms::owner_read | fs::perms::owner_write);
+    REQUIRE(::chown((home / ".claude" / "theirs").c_str(), 65534, 65534) == 0);
+    write(home / ".claude" / "shared", "shared");
+    REQUIRE(::chown((home / ".claude" / "shared").c_str(), 65534, 65534) == 0);
+  }
+  auto dir = team_home_dir(tmp.path() / "work", "t1");
+  REQUIRE(make_team_home(home, paths, dir));
+  CHECK_FALSE(fs::exists(dir / ".claude" / "locked"));
+  CHECK(read_text(dir / ".claude" / "settings.json") == "{}");
+  if (::geteuid() == 0) {
+    CHECK_FALSE(fs::exists(dir / ".claude" / "theirs"));
+    // Readable by all: copied, with its owner.
+    struct stat st;
+    REQUIRE(::stat((dir / ".claude" / "shared").c_str(), &st) == 0);
+    CHECK(st.st_uid == 65534);
   }
 }

@@ -41,7 +41,8 @@ std::filesystem::path team_home_dir(
 /// (relative to `home`, "name/" or "name") that exists in `home`: folders
 /// with all they hold, links as links, files with their permissions and
 /// owners; sockets and other special files are left out, and so is what a
-/// CLI run as eat's user without capabilities could not read in place.
+/// CLI run as eat's user without capabilities could not read in place, and
+/// what has an access ACL (which a copy would not keep).
 /// Only its owner may enter it (mode 0700).
 caf::expected<void> make_team_home(const std::filesystem::path& home,
   const std::vector<std::string>& home_paths, const std::filesystem::path& dir);

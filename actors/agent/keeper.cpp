@@ -19,6 +19,7 @@
 
 #include "actors/agent/keeper_mounts.hpp"
 #include "devices/runner/orphans.hpp"
+#include "devices/runner/seccomp_filter.hpp"
 #include "devices/runner/user_namespace.hpp"
 
 namespace eat {
@@ -199,6 +200,11 @@ void let_go_of_stdio() {
         ::_exit(keeper_failed);
       }
     }
+    if (auto why = devices::refuse_keyrings(); !why.empty()) {
+      complain("cannot take the kernel's keyrings from "
+               + std::string{args.program[0]} + ": " + why);
+      ::_exit(keeper_failed);
+    }
     exec_program(args.program, mask);
   }
   if (worker < 0)
@@ -245,7 +251,10 @@ started_program start_isolated(const keeper_args& args, const sigset_t& mask) {
       return start_unprotected(args, mask, "no user namespace");
   }
   int pipe_fds[2];
-  if (::unshare(CLONE_NEWPID) != 0 || ::pipe2(pipe_fds, O_CLOEXEC) != 0)
+  // An IPC namespace too: System V shared memory was shared by every
+  // team's CLI and outlived the run (red team).
+  if (::unshare(CLONE_NEWPID | CLONE_NEWIPC) != 0
+      || ::pipe2(pipe_fds, O_CLOEXEC) != 0)
     return start_unprotected(args, mask, "no PID namespace");
   started_program out;
   out.pid = ::fork();

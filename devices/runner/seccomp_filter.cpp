@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <vector>
 
 #include <fcntl.h>
@@ -478,8 +479,9 @@ program build_filter(pid_t self) {
   return filter;
 }
 
-/// The filter of keep_in_process_group().
-program group_filter() {
+/// A filter under which the system calls `calls` fail (EPERM) and every
+/// other is allowed, but for those of another ABI (x32), which fail too.
+program refusing(std::initializer_list<long> calls) {
   program filter{load(offsetof(seccomp_data, arch)),
     BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FILTER_ARCH, 1, 0),
     ret(SECCOMP_RET_KILL_PROCESS), load(offsetof(seccomp_data, nr))};
@@ -489,12 +491,8 @@ program group_filter() {
 #  ifdef __x86_64__
   add(when(BPF_JGE, x32_bit, {ret(eperm)}));
 #  endif
-#  ifdef SYS_setsid
-  add(when(BPF_JEQ, SYS_setsid, {ret(eperm)}));
-#  endif
-#  ifdef SYS_setpgid
-  add(when(BPF_JEQ, SYS_setpgid, {ret(eperm)}));
-#  endif
+  for (long nr : calls)
+    add(when(BPF_JEQ, static_cast<uint32_t>(nr), {ret(eperm)}));
   add({ret(allow)});
   return filter;
 }
@@ -517,7 +515,11 @@ std::string install(program filter) {
 } // namespace
 
 std::string keep_in_process_group() {
-  return install(group_filter());
+  return install(refusing({SYS_setsid, SYS_setpgid}));
+}
+
+std::string refuse_keyrings() {
+  return install(refusing({SYS_keyctl, SYS_add_key, SYS_request_key}));
 }
 
 std::string confine_kernel_process() {
@@ -537,6 +539,10 @@ constexpr const char* no_filter = "no seccomp filter for this architecture "
 /// Nothing to install: on these architectures a kernel's process can
 /// still leave the group (docs/harness.md, "Known limits").
 std::string keep_in_process_group() {
+  return {};
+}
+
+std::string refuse_keyrings() {
   return {};
 }
 

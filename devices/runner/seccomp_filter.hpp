@@ -37,4 +37,14 @@ std::string confine_kernel_process();
 /// an architecture the filters do not know), otherwise why not.
 std::string keep_in_process_group();
 
+/// Takes the kernel's keyrings from the calling process and every process
+/// it starts from now on: keyctl, add_key and request_key fail (EPERM)
+/// under a seccomp filter (with no_new_privs). Keyrings have no namespace
+/// but the user one: a coding-agent CLI run as eat's user read keys of
+/// eat's session and user keyrings, and planted some there (red team).
+/// For eat-keeper's init, before it starts a CLI. Returns "" on success
+/// (and, doing nothing, on an architecture the filters do not know),
+/// otherwise why not.
+std::string refuse_keyrings();
+
 } // namespace eat::devices

@@ -6,10 +6,13 @@
 
 #include <catch2/catch.hpp>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <fstream>
 
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "actors/agent/cli_home.hpp"
@@ -256,4 +259,28 @@ TEST_CASE("what a CLI could not read in eat's home is not copied into its "
     REQUIRE(::stat((dir / ".claude" / "shared").c_str(), &st) == 0);
     CHECK(st.st_uid == 65534);
   }
+}
+
+TEST_CASE("a file with an access ACL is not copied into a team's home, "
+          "which would not keep the ACL") {
+  // A red team's CLI read a file its ACL closed to eat's user, whose mode
+  // bits said others may read it, in its team's copy.
+  test::temp_dir tmp;
+  auto home = sample_home(tmp.path());
+  auto file = home / ".claude" / "acl";
+  write(file, "closed");
+  // POSIX ACL, version 2: user::rw-, user:65534:r--, group::---,
+  // mask::r--, other::r-- (entries: tag u16, perm u16, id u32).
+  const unsigned char acl[] = {2, 0, 0, 0, 1, 0, 6, 0, 255, 255, 255, 255, 2, 0,
+    4, 0, 254, 255, 0, 0, 4, 0, 0, 0, 255, 255, 255, 255, 16, 0, 4, 0, 255, 255,
+    255, 255, 32, 0, 4, 0, 255, 255, 255, 255};
+  if (::setxattr(file.c_str(), "system.posix_acl_access", acl, sizeof(acl), 0)
+      != 0) {
+    WARN("this file system keeps no ACLs: " << std::strerror(errno));
+    return;
+  }
+  auto dir = team_home_dir(tmp.path() / "work", "t1");
+  REQUIRE(make_team_home(home, paths, dir));
+  CHECK_FALSE(fs::exists(dir / ".claude" / "acl"));
+  CHECK(read_text(dir / ".claude" / "settings.json") == "{}");
 }

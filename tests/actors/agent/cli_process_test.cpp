@@ -499,6 +499,33 @@ TEST_CASE("cli process: a folder mounted from another shows the other's "
   CHECK_THAT(r->errors, Catch::Contains("--bind: needs two absolute paths"));
 }
 
+TEST_CASE("cli process: in its namespaces a CLI cannot use the kernel's "
+          "keyrings, and has System V IPC of its own") {
+  // Keyrings and System V IPC have no mount or PID namespace: a red
+  // team's CLI read and planted keys in eat's keyrings, and its shared
+  // memory reached the other teams' CLIs and outlived the run.
+  test::temp_dir dir;
+  auto spec = spec_for(
+    {"/bin/sh", "-c",
+      std::string{EAT_FAKE_ADD_KEY} + "; readlink /proc/self/ns/ipc"},
+    dir.path());
+  spec.mounts = {{"/", false}};
+  auto r = run_cli_process(spec);
+  REQUIRE(r);
+  INFO(r->errors);
+  auto own_ipc = std::filesystem::read_symlink("/proc/self/ns/ipc").string();
+  CHECK_THAT(
+    r->output, Catch::StartsWith("add_key: Operation not permitted\n"));
+  CHECK_THAT(r->output, Catch::Contains("ipc:["));
+  CHECK_THAT(r->output, !Catch::Contains(own_ipc));
+  // Without the namespaces (namespaces = false), as before.
+  spec.namespaces = false;
+  spec.mounts.clear();
+  r = run_cli_process(spec);
+  REQUIRE(r);
+  CHECK(r->output == "add_key: ok\n" + own_ipc + "\n");
+}
+
 TEST_CASE("cli process: a CLI runs in a session of its own, without eat's "
           "terminal") {
   // In eat's session it pushed commands into the operator's shell through

@@ -84,7 +84,18 @@ std::vector<cli_mount> cli_mounts(const cli_agent_options& opts,
   // links where other teams' CLIs and later runs write (red team).
   for (const char* path : {"/tmp", "/var/tmp"})
     out.push_back({path, true, true});
-  out.push_back({"/run/user/" + std::to_string(::getuid()), true});
+  // /run holds the sockets of the machine's services (systemd, D-Bus,
+  // Docker, the user's own systemd under /run/user), which need no
+  // capability to connect to: through them a CLI could have a program run
+  // outside every namespace (systemd-run, docker run). So an empty /run of
+  // its own, with the folder of /etc/resolv.conf back where it lies there
+  // (systemd-resolved's stub, resolvconf's): names must still resolve.
+  out.push_back({"/run", true, true});
+  if (canonical_path("/var/run") != "/run")
+    out.push_back({"/var/run", true, true});
+  if (auto resolv = fs::path{canonical_path("/etc/resolv.conf")};
+      lies_in(resolv, "/run"))
+    out.push_back({resolv.parent_path().string(), false});
   if (auto home = eat_home())
     for (auto& m : home_mounts(*home, opts.home_paths, team_home))
       out.push_back(std::move(m));

@@ -92,6 +92,7 @@ TEST_CASE("a cli agent's ./eval stops at [agents.cli] max_evals per "
                        << "touch /etc/eat-run-test 2> scratch/etc.txt\n"
                        << "touch \"$HOME/eat-run-test\" 2> scratch/home.txt\n"
                        << "ls .. > scratch/workspaces.txt\n"
+                       << "ls -A /run > scratch/run.txt\n"
                        << "echo \"$XDG_CACHE_HOME\" > scratch/cache-home.txt\n"
                        << "mkdir -p \"$XDG_CACHE_HOME/pip\" && "
                        << "echo made >> scratch/cache-home.txt\n"
@@ -116,6 +117,12 @@ TEST_CASE("a cli agent's ./eval stops at [agents.cli] max_evals per "
           == "/tmp/.cache\nmade\n");
     CHECK(read_text(w.path() / "scratch" / "workspaces.txt")
           == w.path().filename().string() + "\n");
+    // An empty /run of its own: no service's socket (systemd, D-Bus,
+    // Docker) to have a program run outside its namespaces with. Here
+    // /etc/resolv.conf does not lie under /run.
+    if (!fs::path{fs::canonical("/etc/resolv.conf")}.string().starts_with(
+          "/run/"))
+      CHECK(read_text(w.path() / "scratch" / "run.txt").empty());
     auto ns = read_text(w.path() / "scratch" / "ns.txt");
     CHECK_THAT(ns, Catch::StartsWith("pid:["));
     CHECK(ns != fs::read_symlink("/proc/self/ns/pid").string() + "\n");

@@ -17,7 +17,6 @@
 #include "devices/run_as.hpp"
 #include "devices/runner_client.hpp"
 #include "devices/scoring.hpp"
-#include "devices/sha256.hpp"
 
 namespace eat::devices {
 
@@ -239,23 +238,14 @@ runner_request cpu_device::make_request(
 
 eval_result cpu_device::run(const task_spec& task, const candidate& c,
   const prepared& prepared_objects, uint64_t seed) {
-  // Compiled again if the cache trimmed an object while it waited.
-  bool kept = objects_exist(prepared_objects);
-  auto again = kept ? prepared{} : prepare(task, c);
-  const auto& objects = kept ? prepared_objects : again;
-  eval_result result;
-  result.candidate = c.id;
-  result.seed = seed;
-  result.source_hash = sha256_hex(c.source);
-  result.device = description_;
-  result.compiler = compiler_text_;
+  prepared again;
+  const auto& objects = kept_or_again(*this, task, c, prepared_objects, again);
+  auto result = begin_result(c, seed, objects, description_, compiler_text_);
   auto fail = [&](eval_status status, std::string detail) {
     result.status = status;
     result.detail = std::move(detail);
     return std::move(result);
   };
-  result.compile_s = objects.seconds;
-  result.build_log = objects.build_log;
   if (objects.status != eval_status::passed)
     return fail(objects.status, objects.detail);
   runner_launch launch{opts_.runner_path,

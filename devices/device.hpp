@@ -68,6 +68,18 @@ struct prepared {
 /// without a '/' (the sim device's) are not files and count as existing.
 bool objects_exist(const prepared& p);
 
+class device;
+
+/// The objects a run uses: `objects`, or, where the compile cache trimmed
+/// one of them while it waited, `d`'s compiled again into `again`.
+const prepared& kept_or_again(const device& d, const task_spec& task,
+  const candidate& c, const prepared& objects, prepared& again);
+
+/// A result begun for `c` run with `seed` on `device`, whose objects
+/// `compiler` built: its identity, compile time and build log.
+eval_result begin_result(const candidate& c, uint64_t seed,
+  const prepared& objects, std::string device, std::string compiler);
+
 /// A compute device that evaluates candidates.
 class device {
 public:

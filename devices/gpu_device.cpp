@@ -19,7 +19,6 @@
 #include "devices/kind.hpp"
 #include "devices/run_as.hpp"
 #include "devices/scoring.hpp"
-#include "devices/sha256.hpp"
 
 namespace eat::devices {
 
@@ -182,18 +181,10 @@ gpu_runner_request gpu_device::make_request(
 
 eval_result gpu_device::run(const task_spec& task, const candidate& c,
   const prepared& prepared_objects, uint64_t seed) {
-  // Compiled again if the cache trimmed an object while it waited.
-  bool kept = objects_exist(prepared_objects);
-  auto again = kept ? prepared{} : prepare(task, c);
-  const auto& objects = kept ? prepared_objects : again;
-  eval_result result;
-  result.candidate = c.id;
-  result.seed = seed;
-  result.source_hash = sha256_hex(c.source);
-  result.device = description_;
-  result.compiler = tools_.description(setup_.info.arch);
-  result.compile_s = objects.seconds;
-  result.build_log = objects.build_log;
+  prepared again;
+  const auto& objects = kept_or_again(*this, task, c, prepared_objects, again);
+  auto result = begin_result(
+    c, seed, objects, description_, tools_.description(setup_.info.arch));
   auto fail = [&](eval_status status, std::string detail) {
     result.status = status;
     result.detail = std::move(detail);

@@ -136,14 +136,8 @@ workload_result sim_device::time_workload(
 eval_result sim_device::run(const task_spec& task, const candidate& c,
   const prepared& objects, uint64_t seed) {
   runs_ += 1;
-  eval_result result;
-  result.candidate = c.id;
-  result.seed = seed;
-  result.source_hash = sha256_hex(c.source);
-  result.device = description();
-  result.compiler = "sim (no compiler)";
-  result.build_log = objects.build_log;
-  result.compile_s = objects.seconds;
+  auto result
+    = begin_result(c, seed, objects, description(), "sim (no compiler)");
   if (objects.status != eval_status::passed) {
     result.status = objects.status;
     result.detail = objects.detail;

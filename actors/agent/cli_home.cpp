@@ -281,6 +281,18 @@ std::string take_one(
   return {};
 }
 
+/// Runs `one` on each credentials file; its refusals, one per line.
+std::string for_each_credential(
+  std::string (*one)(const fs::path&, const fs::path&, const fs::path&),
+  const fs::path& home, const fs::path& dir,
+  const std::vector<std::string>& credentials) {
+  std::string out;
+  for (const auto& c : credentials)
+    if (auto why = one(home, dir, entry_path(c)); !why.empty())
+      out += why + "\n";
+  return out;
+}
+
 } // namespace
 
 fs::path team_home_dir(const fs::path& work_dir, const std::string& team) {
@@ -353,20 +365,12 @@ std::vector<cli_mount> home_mounts(const fs::path& home,
 
 std::string give_credentials(const fs::path& home, const fs::path& dir,
   const std::vector<std::string>& credentials) {
-  std::string out;
-  for (const auto& c : credentials)
-    if (auto why = give_one(home, dir, entry_path(c)); !why.empty())
-      out += why + "\n";
-  return out;
+  return for_each_credential(give_one, home, dir, credentials);
 }
 
 std::string take_credentials(const fs::path& home, const fs::path& dir,
   const std::vector<std::string>& credentials) {
-  std::string out;
-  for (const auto& c : credentials)
-    if (auto why = take_one(home, dir, entry_path(c)); !why.empty())
-      out += why + "\n";
-  return out;
+  return for_each_credential(take_one, home, dir, credentials);
 }
 
 } // namespace eat

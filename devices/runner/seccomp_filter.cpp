@@ -514,12 +514,16 @@ std::string install(program filter) {
 
 } // namespace
 
+std::string refuse_system_calls(std::initializer_list<long> calls) {
+  return install(refusing(calls));
+}
+
 std::string keep_in_process_group() {
-  return install(refusing({SYS_setsid, SYS_setpgid}));
+  return refuse_system_calls({SYS_setsid, SYS_setpgid});
 }
 
 std::string refuse_keyrings() {
-  return install(refusing({SYS_keyctl, SYS_add_key, SYS_request_key}));
+  return refuse_system_calls({SYS_keyctl, SYS_add_key, SYS_request_key});
 }
 
 std::string confine_kernel_process() {
@@ -544,6 +548,10 @@ std::string keep_in_process_group() {
 
 std::string refuse_keyrings() {
   return {};
+}
+
+std::string refuse_system_calls(std::initializer_list<long>) {
+  return no_filter;
 }
 
 std::string confine_kernel_process() {

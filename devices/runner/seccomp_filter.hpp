@@ -16,6 +16,7 @@
 
 #pragma once
 
+#include <initializer_list>
 #include <string>
 
 namespace eat::devices {
@@ -46,5 +47,12 @@ std::string keep_in_process_group();
 /// (and, doing nothing, on an architecture the filters do not know),
 /// otherwise why not.
 std::string refuse_keyrings();
+
+/// Makes the system calls numbered `calls` fail (EPERM) for the calling
+/// process, every thread of it and every process it starts from now on
+/// (seccomp, with no_new_privs); the two above are made of it. Returns ""
+/// on success, otherwise why not (also on an architecture the filters do
+/// not know).
+std::string refuse_system_calls(std::initializer_list<long> calls);
 
 } // namespace eat::devices

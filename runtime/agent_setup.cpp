@@ -5,6 +5,7 @@
 
 #include "actors/agent/cli_agent.hpp"
 #include "actors/agent/http_agent.hpp"
+#include "actors/agent/run_registry.hpp"
 #include "actors/protocol/error.hpp"
 #include "runtime/paths.hpp"
 
@@ -58,6 +59,9 @@ cli_agent_options cli_options(const config& cfg, const agent_links& links) {
   // prompts.
   if (!cfg.run.root.empty())
     o.hidden.push_back(cfg.run.root);
+  // Nor the runs made elsewhere (--run-dir): all of eat's runs enter their
+  // folders in the registry (run_registry.hpp).
+  o.run_registry = run_registry_dir();
   for (const auto& path : {links.run_dir, cfg.run.tasks_dir, executable_dir(),
          o.prompts_dir, o.work_dir})
     if (!path.empty())

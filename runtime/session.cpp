@@ -11,13 +11,14 @@
 #include <caf/actor_system.hpp>
 #include <caf/scoped_actor.hpp>
 
+#include "actors/agent/run_registry.hpp"
 #include "actors/device_pool.hpp"
 #include "actors/store_server.hpp"
-#include "runtime/agent_setup.hpp"
 #include "actors/supervisor.hpp"
 #include "devices/cpu_device.hpp"
 #include "devices/gpu_device.hpp"
 #include "devices/sim_device.hpp"
+#include "runtime/agent_setup.hpp"
 #include "runtime/paths.hpp"
 #include "runtime/progress_printer.hpp"
 #include "runtime/report.hpp"
@@ -283,6 +284,12 @@ exit_code run_session(
     out << "removed " << n << " unfinished build or evaluation "
         << (n == 1 ? "directory" : "directories")
         << " that a stopped process left in work/\n";
+  // So that the CLIs of eat's other runs do not see this one, wherever
+  // it lies (actors/agent/run_registry.hpp).
+  if (auto registry = run_registry_dir())
+    if (auto why = register_run(*registry, dir.path()); !why.empty())
+      out << "warning: " << why
+          << ": the CLIs of eat's other runs may see this run's files\n";
   std::string warnings;
   auto devs = make_devices(in.cfg, dir, warnings);
   out << warnings;

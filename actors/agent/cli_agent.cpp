@@ -1,5 +1,6 @@
 #include "actors/agent/cli_agent.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <cmath>
@@ -18,6 +19,7 @@
 #include "actors/agent/cli_process.hpp"
 #include "actors/agent/eval_channel.hpp"
 #include "actors/agent/render.hpp"
+#include "actors/agent/run_registry.hpp"
 #include "actors/agent/workspace.hpp"
 #include "actors/artifacts.hpp"
 #include "actors/protocol/error.hpp"
@@ -71,6 +73,29 @@ bool lies_in(const fs::path& path, const fs::path& folder) {
   return !rel.empty() && *rel.begin() != "..";
 }
 
+/// The runs of eat's registry (run_registry.hpp) that a CLI does not see:
+/// all but those that hold what it needs (its run, eat's home, the tasks,
+/// eat's programs and prompts, its program).
+std::vector<std::string> runs_to_hide(
+  const cli_agent_options& opts, const fs::path& program) {
+  std::vector<std::string> out;
+  if (!opts.run_registry)
+    return out;
+  std::vector<std::string> needed{canonical_path(program)};
+  if (auto home = eat_home())
+    needed.push_back(canonical_path(*home));
+  for (const auto& path : opts.read_only)
+    needed.push_back(canonical_path(path));
+  for (const auto& run : registered_runs(*opts.run_registry)) {
+    auto folder = canonical_path(run);
+    if (std::none_of(needed.begin(), needed.end(), [&](const auto& n) {
+          return lies_in(n, folder);
+        }))
+      out.push_back(folder);
+  }
+  return out;
+}
+
 /// What a CLI may write: nothing but temporary folders of its own, its
 /// team's copies of the `home_paths` of its home (cli_home.hpp) and its
 /// workspace, none of `opts.read_only` (the run directory, ...), and the
@@ -109,6 +134,10 @@ std::vector<cli_mount> cli_mounts(const cli_agent_options& opts,
   }
   for (const auto& path : opts.read_only)
     out.push_back({canonical_path(path), false});
+  // After those: a run that lies in the tasks folder or in eat's own
+  // would otherwise show again.
+  for (auto& run : runs_to_hide(opts, program))
+    out.push_back({std::move(run), false, true});
   // The program itself, wherever it is (a script in the run root or in
   // /tmp, both hidden), read-only.
   out.push_back({canonical_path(program), false});

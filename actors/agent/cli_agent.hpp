@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -85,6 +86,12 @@ struct cli_agent_options {
   /// `read_only` applies (the run root: other runs' workspaces, homes and
   /// ./eval sockets).
   std::vector<std::filesystem::path> hidden;
+  /// With namespaces: the registry of eat's runs (run_registry.hpp), read
+  /// at each attempt; every run entered there is hidden too, after
+  /// `read_only` applies, but for those that hold a path of `read_only`
+  /// (its own run, ...), eat's home or the CLI's program. None: only
+  /// `hidden`.
+  std::optional<std::filesystem::path> run_registry;
   /// What the CLI may write of its home, where they exist: each team
   /// writes a copy of its own (cli_home.hpp); the rest of the home is
   /// read-only.

@@ -220,3 +220,53 @@ TEST_CASE("a CLI sees no other run under the run root, only its own") {
   }
   CHECK(attempts >= 1);
 }
+
+TEST_CASE("a CLI sees no run of eat's user made outside its run root "
+          "(--run-dir), while other folders there stay readable") {
+  // Only the run root was hidden: a run made elsewhere lay open to every
+  // other run's CLIs. Each run enters its folder in the registry under
+  // eat's home (actors/agent/run_registry.hpp).
+  test::temp_dir home_dir;
+  auto home = home_dir.path() / "home";
+  fs::create_directories(home);
+  ::setenv("HOME", home.c_str(), 1);
+  ::unsetenv("XDG_STATE_HOME");
+  test::temp_dir scripts; // the CLIs' programs, in no run
+  auto quiet = scripts.path() / "quiet.sh";
+  std::ofstream{quiet} << "#!/bin/sh\necho \"// attempt $$\" >> kernel.cpp\n"
+                       << "echo done\n";
+  // Not in /tmp, which is each CLI's own: in the build tree, which CLIs
+  // see read-only (eat's programs are there).
+  test::temp_dir elsewhere{fs::current_path()};
+  auto older = run_cli_agent(elsewhere.path(), quiet, 1, 1);
+  CHECK(read_text(home / ".local/state/eat/runs"
+                  / fs::directory_iterator { home / ".local/state/eat/runs" }
+                    -> path()
+                      .filename())
+        == older.string() + "\n");
+  fs::create_directories(elsewhere.path() / "not-a-run");
+  std::ofstream{elsewhere.path() / "not-a-run" / "notes.txt"} << "notes\n";
+  auto agent = scripts.path() / "agent.sh";
+  std::ofstream{agent}
+    << "#!/bin/sh\n"
+    << "ls -A " << older.string() << " > scratch/older.txt\n"
+    << "cat " << (older / "config.toml").string()
+    << " > scratch/config.txt 2>&1\n"
+    << "cat " << (elsewhere.path() / "not-a-run" / "notes.txt").string()
+    << " > scratch/notes.txt 2>&1\n"
+    << "echo \"// attempt $$\" >> kernel.cpp\n"
+    << "echo done\n";
+  test::temp_dir tmp;
+  auto run_dir = run_cli_agent(tmp.path(), agent, 1, 1);
+  uint64_t attempts = 0;
+  for (const auto& w : fs::directory_iterator{run_dir / "workspaces"}) {
+    if (!fs::exists(w.path() / "scratch" / "older.txt"))
+      continue;
+    attempts += 1;
+    CHECK(read_text(w.path() / "scratch" / "older.txt").empty());
+    CHECK_THAT(read_text(w.path() / "scratch" / "config.txt"),
+      Catch::Contains("No such file or directory"));
+    CHECK(read_text(w.path() / "scratch" / "notes.txt") == "notes\n");
+  }
+  CHECK(attempts >= 1);
+}

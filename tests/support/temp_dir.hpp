@@ -1,5 +1,6 @@
-// A fresh directory under the system temp dir for one test, removed with
-// everything in it when the test ends. Owned by the test that makes it.
+// A fresh directory under the system temp dir (or a given folder) for one
+// test, removed with everything in it when the test ends. Owned by the
+// test that makes it.
 
 #pragma once
 
@@ -14,9 +15,12 @@ namespace eat::test {
 /// A temporary directory, removed on destruction.
 class temp_dir {
 public:
-  temp_dir() {
-    auto pattern
-      = (std::filesystem::temp_directory_path() / "eat-store-XXXXXX").string();
+  temp_dir() : temp_dir{std::filesystem::temp_directory_path()} {}
+
+  /// A fresh directory in `parent` (a CLI's /tmp is its own: what it must
+  /// find lies elsewhere).
+  explicit temp_dir(const std::filesystem::path& parent) {
+    auto pattern = (parent / "eat-store-XXXXXX").string();
     if (mkdtemp(pattern.data()) == nullptr)
       throw std::runtime_error("mkdtemp failed for " + pattern);
     path_ = pattern;

@@ -1,0 +1,91 @@
+#include "actors/agent/run_registry.hpp"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "devices/sha256.hpp"
+
+namespace eat {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+/// An entry's name: the first 32 hex digits of the SHA-256 of `run_dir`.
+std::string entry_name(const fs::path& run_dir) {
+  return devices::sha256_hex(run_dir.string()).substr(0, 32);
+}
+
+/// The path `entry` holds, or "" when it holds no absolute path.
+fs::path entry_path(const fs::path& entry) {
+  std::ifstream in{entry, std::ios::binary};
+  std::string line;
+  if (!std::getline(in, line) || line.empty() || line[0] != '/')
+    return {};
+  return fs::path{line};
+}
+
+/// Whether `path` is an absolute path whose folder is gone (no error: a
+/// folder eat may not look into is kept).
+bool gone(const fs::path& path) {
+  std::error_code ec;
+  return !path.empty() && !fs::exists(path, ec) && !ec;
+}
+
+} // namespace
+
+std::optional<fs::path> run_registry_dir() {
+  if (const char* state = std::getenv("XDG_STATE_HOME");
+      state != nullptr && state[0] == '/')
+    return fs::path{state} / "eat" / "runs";
+  const char* home = std::getenv("HOME");
+  if (home == nullptr || home[0] != '/' || home[1] == '\0')
+    return std::nullopt;
+  return fs::path{home} / ".local" / "state" / "eat" / "runs";
+}
+
+std::string register_run(const fs::path& registry, const fs::path& run_dir) {
+  std::error_code ec;
+  fs::create_directories(registry, ec);
+  if (ec)
+    return "cannot make " + registry.string() + ": " + ec.message();
+  ::chmod(registry.c_str(), 0700);
+  for (const auto& e : fs::directory_iterator{registry, ec})
+    if (e.path().filename().string()[0] != '.' && gone(entry_path(e.path())))
+      fs::remove(e.path(), ec);
+  auto entry = registry / entry_name(run_dir);
+  auto part
+    = registry / ("." + entry_name(run_dir) + "." + std::to_string(::getpid()));
+  {
+    std::ofstream out{part, std::ios::binary | std::ios::trunc};
+    out << run_dir.string() << "\n";
+    if (!out.flush())
+      return "cannot write " + part.string();
+  }
+  if (::rename(part.c_str(), entry.c_str()) != 0) {
+    auto why = "cannot write " + entry.string() + ": " + std::strerror(errno);
+    fs::remove(part, ec);
+    return why;
+  }
+  return {};
+}
+
+std::vector<fs::path> registered_runs(const fs::path& registry) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator{registry, ec}) {
+    if (e.path().filename().string()[0] == '.')
+      continue;
+    auto path = entry_path(e.path());
+    if (!path.empty() && fs::is_directory(path, ec))
+      out.push_back(std::move(path));
+  }
+  return out;
+}
+
+} // namespace eat

@@ -1,0 +1,135 @@
+// Specification of the registry of eat's runs (run_registry.hpp): where it
+// lies, what entering a run leaves there, and what it lists.
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <string>
+
+#include <sys/stat.h>
+
+#include "actors/agent/run_registry.hpp"
+#include "tests/support/temp_dir.hpp"
+
+using namespace eat;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// Sets the environment variable `name` to `value` (unsets it for none)
+/// until the end of the scope.
+class scoped_env {
+public:
+  scoped_env(const char* name, std::optional<std::string> value) : name_{name} {
+    if (const char* old = std::getenv(name))
+      old_ = old;
+    set(value);
+  }
+  ~scoped_env() {
+    set(old_);
+  }
+
+private:
+  void set(const std::optional<std::string>& value) {
+    if (value)
+      ::setenv(name_, value->c_str(), 1);
+    else
+      ::unsetenv(name_);
+  }
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+/// How many entries the registry holds.
+size_t entries(const fs::path& registry) {
+  return static_cast<size_t>(
+    std::distance(fs::directory_iterator{registry}, fs::directory_iterator{}));
+}
+
+std::vector<fs::path> sorted(std::vector<fs::path> paths) {
+  std::sort(paths.begin(), paths.end());
+  return paths;
+}
+
+} // namespace
+
+TEST_CASE("run registry: it lies under XDG_STATE_HOME where that is "
+          "absolute, else under ~/.local/state, and nowhere without a home") {
+  scoped_env home{"HOME", "/home/someone"};
+  {
+    scoped_env state{"XDG_STATE_HOME", "/var/state"};
+    CHECK(run_registry_dir() == fs::path{"/var/state/eat/runs"});
+  }
+  {
+    scoped_env state{"XDG_STATE_HOME", "relative/state"};
+    CHECK(
+      run_registry_dir() == fs::path{"/home/someone/.local/state/eat/runs"});
+  }
+  scoped_env state{"XDG_STATE_HOME", std::nullopt};
+  CHECK(run_registry_dir() == fs::path{"/home/someone/.local/state/eat/runs"});
+  {
+    scoped_env root_home{"HOME", "/"};
+    CHECK_FALSE(run_registry_dir());
+  }
+  scoped_env no_home{"HOME", std::nullopt};
+  CHECK_FALSE(run_registry_dir());
+}
+
+TEST_CASE("run registry: a run entered twice has one entry, the folder is "
+          "its owner's alone, and both runs are listed") {
+  test::temp_dir tmp;
+  auto registry = tmp.path() / "state" / "eat" / "runs";
+  auto a = tmp.path() / "a";
+  auto b = tmp.path() / "b";
+  fs::create_directories(a);
+  fs::create_directories(b);
+  CHECK(register_run(registry, a).empty());
+  CHECK(register_run(registry, b).empty());
+  CHECK(register_run(registry, a).empty());
+  CHECK(entries(registry) == 2);
+  struct stat st;
+  REQUIRE(::stat(registry.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0700);
+  CHECK(sorted(registered_runs(registry)) == std::vector<fs::path>{a, b});
+}
+
+TEST_CASE("run registry: a run whose folder is gone is not listed, and its "
+          "entry goes when another run is entered") {
+  test::temp_dir tmp;
+  auto registry = tmp.path() / "runs";
+  auto a = tmp.path() / "a";
+  auto b = tmp.path() / "b";
+  fs::create_directories(a);
+  fs::create_directories(b);
+  REQUIRE(register_run(registry, a).empty());
+  fs::remove(a);
+  CHECK(registered_runs(registry).empty());
+  CHECK(entries(registry) == 1);
+  REQUIRE(register_run(registry, b).empty());
+  CHECK(entries(registry) == 1);
+  CHECK(registered_runs(registry) == std::vector<fs::path>{b});
+}
+
+TEST_CASE("run registry: entries that hold no absolute path are skipped, "
+          "and a missing registry lists nothing") {
+  test::temp_dir tmp;
+  auto registry = tmp.path() / "runs";
+  CHECK(registered_runs(registry).empty());
+  fs::create_directories(registry);
+  std::ofstream{registry / "relative"} << "a\n";
+  std::ofstream{registry / "empty"};
+  std::ofstream{registry / "binary"} << std::string{"\0\x01/", 3};
+  CHECK(registered_runs(registry).empty());
+}
+
+TEST_CASE("run registry: a registry that cannot be made says why") {
+  test::temp_dir tmp;
+  std::ofstream{tmp.path() / "file"} << "not a folder\n";
+  CHECK_THAT(register_run(tmp.path() / "file" / "runs", tmp.path()),
+    Catch::StartsWith(
+      "cannot make " + (tmp.path() / "file" / "runs").string() + ": "));
+}

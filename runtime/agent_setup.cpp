@@ -34,9 +34,7 @@ cli_agent_options cli_options(const config& cfg, const agent_links& links) {
   o.program = c.program;
   o.output_format = c.output_format;
   o.prompt_input = c.prompt_input;
-  o.work_dir = c.work_dir.empty()          ? links.run_dir / "workspaces"
-               : c.work_dir.is_absolute() ? c.work_dir
-                                          : links.run_dir / c.work_dir;
+  o.work_dir = cli_work_dir(cfg, links.run_dir);
   o.prompts_dir = c.prompts_dir.empty() ? default_prompts_dir() : c.prompts_dir;
   o.env_allow = c.env_allow;
   o.allowed_paths = c.allowed_paths;
@@ -120,6 +118,12 @@ planner_actor::behavior_type http_planner(planner_actor::pointer,
 }
 
 } // namespace
+
+std::filesystem::path cli_work_dir(
+  const config& cfg, const std::filesystem::path& run_dir) {
+  const auto& w = cfg.cli.work_dir;
+  return w.empty() ? run_dir / "workspaces" : w.is_absolute() ? w : run_dir / w;
+}
 
 caf::expected<planner_actor> make_planner(caf::actor_system& sys,
                                           const config& cfg) {

@@ -29,6 +29,11 @@ struct agent_links {
   std::shared_ptr<std::atomic<bool>> halt;
 };
 
+/// Where the cli agents' workspaces go: [agents.cli] work_dir, under
+/// `run_dir` where it is relative, or `run_dir`/workspaces by default.
+std::filesystem::path cli_work_dir(
+  const config& cfg, const std::filesystem::path& run_dir);
+
 /// Checks the configured backend and returns a factory of its agents.
 caf::expected<agent_factory> make_agent_factory(const config& cfg,
                                                 const task_spec& task,

@@ -2,6 +2,7 @@
 
 #include "actors/protocol/wire.hpp"
 #include "runtime/cli.hpp"
+#include "runtime/printable.hpp"
 #include "runtime/report.hpp"
 #include "runtime/run_loader.hpp"
 #include "runtime/session.hpp"
@@ -22,7 +23,11 @@ report.
 
 } // namespace
 
-exit_code cmd_resume(const std::vector<std::string>& args, std::ostream& out) {
+exit_code cmd_resume(
+  const std::vector<std::string>& args, std::ostream& console) {
+  // What agents wrote reaches the terminal only as printable text.
+  printable_buffer buffer{console.rdbuf()};
+  std::ostream out{&buffer};
   auto parsed = parse_command(
     args, {"resume", resume_help, {}, {}, 1, 1, "exactly one RUN_DIR"}, out);
   if (auto* code = std::get_if<exit_code>(&parsed))

@@ -10,6 +10,7 @@
 #include "runtime/agent_setup.hpp"
 #include "runtime/cli.hpp"
 #include "runtime/config_override.hpp"
+#include "runtime/printable.hpp"
 #include "runtime/run_loader.hpp"
 #include "runtime/session.hpp"
 #include "runtime/task_file.hpp"
@@ -141,7 +142,10 @@ caf::expected<task_spec> preflight(const config& cfg) {
 
 } // namespace
 
-exit_code cmd_run(const std::vector<std::string>& args, std::ostream& out) {
+exit_code cmd_run(const std::vector<std::string>& args, std::ostream& console) {
+  // What agents wrote reaches the terminal only as printable text.
+  printable_buffer buffer{console.rdbuf()};
+  std::ostream out{&buffer};
   auto parsed = parse_command(args,
     {"run", run_help, {"run-dir", "mode", "seed"}, {}, 1, 1,
       "exactly one CONFIG file"},

@@ -6,6 +6,7 @@
 #include "actors/protocol/progress.hpp"
 #include "actors/protocol/wire.hpp"
 #include "persistence/learning.hpp"
+#include "runtime/printable.hpp"
 #include "runtime/report.hpp"
 
 namespace eat {
@@ -125,53 +126,6 @@ std::string details(const event& e) {
       });
   }
   return "";
-}
-
-/// Length of the valid UTF-8 sequence at the start of `s` that encodes no
-/// control character (C1: U+0080 - U+009F), or 0.
-size_t printable_sequence(std::string_view s) {
-  auto b = [&](size_t i) {
-    return static_cast<unsigned char>(s[i]);
-  };
-  size_t n = b(0) >= 0xf0 && b(0) <= 0xf4  ? 4
-             : b(0) >= 0xe0                ? 3
-             : b(0) >= 0xc2 && b(0) < 0xe0 ? 2
-                                           : 0;
-  if (n == 0 || s.size() < n)
-    return 0;
-  for (size_t i = 1; i < n; ++i)
-    if ((b(i) & 0xc0) != 0x80)
-      return 0;
-  if (n == 2 && b(0) == 0xc2 && b(1) < 0xa0)
-    return 0; // C1 control
-  if ((n == 3 && b(0) == 0xe0 && b(1) < 0xa0)
-      || (n == 3 && b(0) == 0xed && b(1) >= 0xa0)
-      || (n == 4 && b(0) == 0xf0 && b(1) < 0x90)
-      || (n == 4 && b(0) == 0xf4 && b(1) >= 0x90))
-    return 0; // overlong, surrogate or beyond U+10FFFF
-  return n;
-}
-
-/// `text` with control characters and bytes that are not UTF-8 shown as
-/// \xNN: details come from agents' kernels and the devices' messages, and
-/// a terminal must not act on them (ESC [2J cleared the screen).
-std::string printable(std::string_view text) {
-  static constexpr char hex[] = "0123456789abcdef";
-  std::string out;
-  while (!text.empty()) {
-    auto b = static_cast<unsigned char>(text[0]);
-    size_t n = b >= 0x20 && b < 0x7f ? 1 : printable_sequence(text);
-    if (n > 0) {
-      out.append(text.substr(0, n));
-    } else {
-      n = 1;
-      out += "\\x";
-      out += hex[b >> 4];
-      out += hex[b & 0x0f];
-    }
-    text.remove_prefix(n);
-  }
-  return out;
 }
 
 } // namespace

@@ -275,6 +275,34 @@ exit_code finish(const run_dir& dir, const run_summary& s,
   return exit_code::ok;
 }
 
+/// Enters the run's folder in the registry of eat's runs, and the cli
+/// agents' workspaces where they lie outside it, so that the CLIs of eat's
+/// other runs see neither (actors/agent/run_registry.hpp): an absolute
+/// [agents.cli] work_dir lay open to them, ./eval sockets included (red
+/// team). A workspace folder is made first: an entry of a folder that does
+/// not exist is dropped.
+void register_folders(
+  const config& cfg, const run_dir& dir, std::ostream& out) {
+  auto registry = run_registry_dir();
+  if (!registry) {
+    out << "warning: eat's user has no home for the registry of runs: the "
+           "CLIs of eat's other runs may see this run's files\n";
+    return;
+  }
+  std::vector<std::filesystem::path> folders{dir.path()};
+  auto work = cli_work_dir(cfg, dir.path());
+  auto rel = work.lexically_normal().lexically_relative(dir.path());
+  if (cfg.agent_backend == "cli" && (rel.empty() || *rel.begin() == "..")) {
+    std::error_code ec;
+    std::filesystem::create_directories(work, ec);
+    folders.push_back(work);
+  }
+  for (const auto& folder : folders)
+    if (auto why = register_run(*registry, folder); !why.empty())
+      out << "warning: " << why << ": the CLIs of eat's other runs may see "
+          << folder.string() << "\n";
+}
+
 } // namespace
 
 exit_code run_session(
@@ -284,12 +312,7 @@ exit_code run_session(
     out << "removed " << n << " unfinished build or evaluation "
         << (n == 1 ? "directory" : "directories")
         << " that a stopped process left in work/\n";
-  // So that the CLIs of eat's other runs do not see this one, wherever
-  // it lies (actors/agent/run_registry.hpp).
-  if (auto registry = run_registry_dir())
-    if (auto why = register_run(*registry, dir.path()); !why.empty())
-      out << "warning: " << why
-          << ": the CLIs of eat's other runs may see this run's files\n";
+  register_folders(in.cfg, dir, out);
   std::string warnings;
   auto devs = make_devices(in.cfg, dir, warnings);
   out << warnings;

@@ -74,24 +74,32 @@ bool lies_in(const fs::path& path, const fs::path& folder) {
 }
 
 /// The runs of eat's registry (run_registry.hpp) that a CLI does not see:
-/// all but those that hold what it needs (its run, eat's home, the tasks,
-/// eat's programs and prompts, its program).
-std::vector<std::string> runs_to_hide(
-  const cli_agent_options& opts, const fs::path& program) {
-  std::vector<std::string> out;
+/// all but one that holds eat's home. `before` those that hold a path of
+/// `opts.read_only` (its own run, the tasks, eat's programs): hidden before
+/// those paths are shown again, read-only (an outer run that held its own
+/// lay open: red team); `after` the others, hidden after them (a run in
+/// the tasks folder or in eat's own showed again).
+struct hidden_runs {
+  std::vector<std::string> before;
+  std::vector<std::string> after;
+};
+
+hidden_runs runs_to_hide(const cli_agent_options& opts) {
+  hidden_runs out;
   if (!opts.run_registry)
     return out;
-  std::vector<std::string> needed{canonical_path(program)};
-  if (auto home = eat_home())
-    needed.push_back(canonical_path(*home));
+  auto home = eat_home();
+  std::vector<std::string> shown;
   for (const auto& path : opts.read_only)
-    needed.push_back(canonical_path(path));
+    shown.push_back(canonical_path(path));
   for (const auto& run : registered_runs(*opts.run_registry)) {
     auto folder = canonical_path(run);
-    if (std::none_of(needed.begin(), needed.end(), [&](const auto& n) {
-          return lies_in(n, folder);
-        }))
-      out.push_back(folder);
+    if (home && lies_in(canonical_path(*home), folder))
+      continue;
+    bool holds = std::any_of(shown.begin(), shown.end(), [&](const auto& path) {
+      return lies_in(path, folder);
+    });
+    (holds ? out.before : out.after).push_back(folder);
   }
   return out;
 }
@@ -132,11 +140,12 @@ std::vector<cli_mount> cli_mounts(const cli_agent_options& opts,
     bool needed = home && lies_in(canonical_path(*home), folder);
     out.push_back({folder, false, !needed});
   }
+  auto runs = runs_to_hide(opts);
+  for (auto& run : runs.before)
+    out.push_back({std::move(run), false, true});
   for (const auto& path : opts.read_only)
     out.push_back({canonical_path(path), false});
-  // After those: a run that lies in the tasks folder or in eat's own
-  // would otherwise show again.
-  for (auto& run : runs_to_hide(opts, program))
+  for (auto& run : runs.after)
     out.push_back({std::move(run), false, true});
   // The program itself, wherever it is (a script in the run root or in
   // /tmp, both hidden), read-only.

@@ -4,7 +4,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iterator>
+#include <vector>
 
+#include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -21,13 +24,16 @@ std::string entry_name(const fs::path& run_dir) {
   return devices::sha256_hex(run_dir.string()).substr(0, 32);
 }
 
-/// The path `entry` holds, or "" when it holds no absolute path.
+/// The path `entry` holds (its whole text but the last newline: a folder's
+/// name may hold one), or "" when it holds no absolute path.
 fs::path entry_path(const fs::path& entry) {
   std::ifstream in{entry, std::ios::binary};
-  std::string line;
-  if (!std::getline(in, line) || line.empty() || line[0] != '/')
+  std::string text{std::istreambuf_iterator<char>{in}, {}};
+  if (!text.empty() && text.back() == '\n')
+    text.pop_back();
+  if (text.empty() || text[0] != '/' || text.find('\0') != std::string::npos)
     return {};
-  return fs::path{line};
+  return fs::path{text};
 }
 
 /// Whether `path` is an absolute path whose folder is gone (no error: a
@@ -40,9 +46,16 @@ bool gone(const fs::path& path) {
 } // namespace
 
 std::optional<fs::path> run_registry_dir() {
-  if (const char* state = std::getenv("XDG_STATE_HOME");
-      state != nullptr && state[0] == '/')
-    return fs::path{state} / "eat" / "runs";
+  // The home of the user eat runs as, whatever HOME says: a run under
+  // another HOME (sudo -H, cron) entered its folder where the others'
+  // CLIs never looked (red team).
+  std::vector<char> buf(16384);
+  passwd entry;
+  passwd* found = nullptr;
+  if (::getpwuid_r(::geteuid(), &entry, buf.data(), buf.size(), &found) == 0
+      && found != nullptr && found->pw_dir != nullptr && found->pw_dir[0] == '/'
+      && found->pw_dir[1] != '\0')
+    return fs::path{found->pw_dir} / ".local" / "state" / "eat" / "runs";
   const char* home = std::getenv("HOME");
   if (home == nullptr || home[0] != '/' || home[1] == '\0')
     return std::nullopt;

@@ -4,13 +4,15 @@
 // made with `eat run --run-dir` elsewhere lay open to the CLIs of every
 // other run of the same user: its teams' homes, transcripts and kernels,
 // and the ./eval sockets of its workspaces. So each run, started or
-// resumed, enters its folder here, and at each attempt a CLI gets every
-// folder entered here hidden but its own run's (docs/agent-cli.md).
+// resumed, enters its folder here (and its workspaces' where they lie
+// outside it), and at each attempt a CLI gets every folder entered here
+// hidden but those that hold its own run or eat's home
+// (docs/agent-cli.md).
 //
-// Layout: one file per run, named by the SHA-256 of its folder's path and
-// holding that path, in $XDG_STATE_HOME/eat/runs/ (by default
-// ~/.local/state/eat/runs/), mode 0700. A CLI reads it but cannot write
-// it: eat's home is read-only to CLIs but for the `home_paths` copies.
+// Layout: one file per folder, named by the SHA-256 of its path and
+// holding that path, in ~/.local/state/eat/runs/ of eat's user, mode 0700.
+// A CLI reads it but cannot write it: eat's home is read-only to CLIs but
+// for the `home_paths` copies.
 
 #pragma once
 
@@ -21,9 +23,10 @@
 
 namespace eat {
 
-/// The registry's folder: $XDG_STATE_HOME/eat/runs where XDG_STATE_HOME is
-/// an absolute path, otherwise ~/.local/state/eat/runs; none without an
-/// absolute HOME other than "/".
+/// The registry's folder: ~/.local/state/eat/runs in the home that the
+/// password database gives eat's user (so that HOME, which sudo, cron and
+/// login shells set each their way, changes nothing), or in HOME where the
+/// user has no entry there; none without an absolute home other than "/".
 std::optional<std::filesystem::path> run_registry_dir();
 
 /// Enters `run_dir` (an absolute path) in the registry at `registry`,

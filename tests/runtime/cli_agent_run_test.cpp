@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +12,7 @@
 
 #include <sys/wait.h>
 
+#include "actors/agent/run_registry.hpp"
 #include "actors/protocol/event.hpp"
 #include "actors/protocol/wire.hpp"
 #include "persistence/event_log.hpp"
@@ -46,9 +48,11 @@ uint64_t count_events(const fs::path& run_dir, event_kind kind) {
 /// Writes a configuration under `root` for a run of `evaluations` on
 /// sgemm by `teams` teams of one cli agent, the script `agent` (made
 /// executable), with `cli` added to [agents.cli]; runs it with eat into
-/// root/run, which it returns once eat exited with status 0.
+/// root/run, which it returns once eat exited with status 0, with what eat
+/// printed in `printed` where given.
 fs::path run_cli_agent(const fs::path& root, const fs::path& agent,
-  int evaluations, int teams, const std::string& cli = {}) {
+  int evaluations, int teams, const std::string& cli = {},
+  std::string* printed = nullptr) {
   fs::permissions(agent, fs::perms::owner_all);
   auto config = root / "config.toml";
   std::ofstream{config}
@@ -70,6 +74,8 @@ fs::path run_cli_agent(const fs::path& root, const fs::path& agent,
   INFO(out);
   REQUIRE(WIFEXITED(status));
   REQUIRE(WEXITSTATUS(status) == 0);
+  if (printed != nullptr)
+    *printed = out;
   return run_dir;
 }
 
@@ -224,26 +230,25 @@ TEST_CASE("a CLI sees no other run under the run root, only its own") {
 TEST_CASE("a CLI sees no run of eat's user made outside its run root "
           "(--run-dir), while other folders there stay readable") {
   // Only the run root was hidden: a run made elsewhere lay open to every
-  // other run's CLIs. Each run enters its folder in the registry under
-  // eat's home (actors/agent/run_registry.hpp).
-  test::temp_dir home_dir;
-  auto home = home_dir.path() / "home";
-  fs::create_directories(home);
-  ::setenv("HOME", home.c_str(), 1);
-  ::unsetenv("XDG_STATE_HOME");
+  // other run's CLIs. Each run enters its folder in the registry in the
+  // home of eat's user (actors/agent/run_registry.hpp).
+  auto registry = run_registry_dir();
+  REQUIRE(registry);
   test::temp_dir scripts; // the CLIs' programs, in no run
   auto quiet = scripts.path() / "quiet.sh";
   std::ofstream{quiet} << "#!/bin/sh\necho \"// attempt $$\" >> kernel.cpp\n"
                        << "echo done\n";
   // Not in /tmp, which is each CLI's own: in the build tree, which CLIs
-  // see read-only (eat's programs are there).
+  // see read-only (eat's programs are there). Its workspaces lie outside
+  // it, where an absolute work_dir puts them.
   test::temp_dir elsewhere{fs::current_path()};
-  auto older = run_cli_agent(elsewhere.path(), quiet, 1, 1);
-  CHECK(read_text(home / ".local/state/eat/runs"
-                  / fs::directory_iterator { home / ".local/state/eat/runs" }
-                    -> path()
-                      .filename())
-        == older.string() + "\n");
+  auto workspaces = elsewhere.path() / "workspaces";
+  auto older = run_cli_agent(elsewhere.path(), quiet, 1, 1,
+    "work_dir = \"" + workspaces.string() + "\"\n");
+  auto listed = registered_runs(*registry);
+  CHECK(std::find(listed.begin(), listed.end(), older) != listed.end());
+  CHECK(std::find(listed.begin(), listed.end(), workspaces) != listed.end());
+  REQUIRE_FALSE(fs::is_empty(workspaces));
   fs::create_directories(elsewhere.path() / "not-a-run");
   std::ofstream{elsewhere.path() / "not-a-run" / "notes.txt"} << "notes\n";
   auto agent = scripts.path() / "agent.sh";
@@ -252,21 +257,57 @@ TEST_CASE("a CLI sees no run of eat's user made outside its run root "
     << "ls -A " << older.string() << " > scratch/older.txt\n"
     << "cat " << (older / "config.toml").string()
     << " > scratch/config.txt 2>&1\n"
+    << "ls -A " << workspaces.string() << " > scratch/workspaces.txt\n"
     << "cat " << (elsewhere.path() / "not-a-run" / "notes.txt").string()
     << " > scratch/notes.txt 2>&1\n"
     << "echo \"// attempt $$\" >> kernel.cpp\n"
     << "echo done\n";
+  // A run elsewhere, and one inside the older run (an outer run that held
+  // the CLI's own lay open).
   test::temp_dir tmp;
-  auto run_dir = run_cli_agent(tmp.path(), agent, 1, 1);
-  uint64_t attempts = 0;
-  for (const auto& w : fs::directory_iterator{run_dir / "workspaces"}) {
-    if (!fs::exists(w.path() / "scratch" / "older.txt"))
-      continue;
-    attempts += 1;
-    CHECK(read_text(w.path() / "scratch" / "older.txt").empty());
-    CHECK_THAT(read_text(w.path() / "scratch" / "config.txt"),
-      Catch::Contains("No such file or directory"));
-    CHECK(read_text(w.path() / "scratch" / "notes.txt") == "notes\n");
+  for (const auto& root : {tmp.path(), older / "nested"}) {
+    INFO(root.string());
+    fs::create_directories(root);
+    auto run_dir = run_cli_agent(root, agent, 1, 1);
+    uint64_t attempts = 0;
+    for (const auto& w : fs::directory_iterator{run_dir / "workspaces"}) {
+      if (!fs::exists(w.path() / "scratch" / "older.txt"))
+        continue;
+      attempts += 1;
+      // Inside, the folder that leads to its own run shows.
+      CHECK(read_text(w.path() / "scratch" / "older.txt")
+            == (root == tmp.path() ? "" : "nested\n"));
+      CHECK_THAT(read_text(w.path() / "scratch" / "config.txt"),
+        Catch::Contains("No such file or directory"));
+      CHECK(read_text(w.path() / "scratch" / "workspaces.txt").empty());
+      CHECK(read_text(w.path() / "scratch" / "notes.txt") == "notes\n");
+    }
+    CHECK(attempts >= 1);
   }
-  CHECK(attempts >= 1);
+}
+
+TEST_CASE("what a CLI writes reaches eat run's terminal only as text: its "
+          "control characters show as escapes") {
+  // A kernel's compile error and a file's name set the window title,
+  // cleared the screen and printed a fake result line (red team).
+  test::temp_dir scripts;
+  auto kernel = scripts.path() / "kernel.sh";
+  std::ofstream{kernel}
+    << "#!/bin/sh\n"
+    << "printf '#error \\033]0;TITLE\\007\\033[2J\\033[31mFAKE 99x\\n' "
+    << "> kernel.cpp\necho done\n";
+  auto file = scripts.path() / "file.sh";
+  std::ofstream{file} << "#!/bin/sh\n"
+                      << "touch \"$(printf 'x\\033[2Jy')\"\necho done\n";
+  for (const auto& [agent, shown] :
+    {std::pair{kernel, "\\x1b]0;TITLE\\x07\\x1b[2J\\x1b[31mFAKE 99x"},
+      std::pair{file, "the agent added x\\x1b[2Jy"}}) {
+    test::temp_dir tmp;
+    std::string printed;
+    run_cli_agent(tmp.path(), agent, 1, 1, {}, &printed);
+    INFO(printed);
+    CHECK_THAT(printed, Catch::Contains(shown));
+    CHECK(printed.find('\x1b') == std::string::npos);
+    CHECK(printed.find('\x07') == std::string::npos);
+  }
 }

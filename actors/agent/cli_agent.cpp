@@ -327,10 +327,10 @@ attempt_outcome failed_attempt(fs::path dir, const caf::error& err) {
   return out;
 }
 
-/// Runs the CLI in the prepared workspace `dir` (its eval server up) and
-/// collects the result.
+/// Runs the CLI in the prepared workspace `dir`, its eval server `server`
+/// up, and collects the result.
 attempt_outcome run_in_workspace(const attempt_plan& p, const fs::path& dir,
-                                 uint64_t spent_before) {
+  uint64_t spent_before, eval_server& server) {
   auto before = snapshot_workspace(dir);
   if (!before)
     return failed_attempt(dir, before.error());
@@ -342,6 +342,11 @@ attempt_outcome run_in_workspace(const attempt_plan& p, const fs::path& dir,
                 > budget;
   };
   auto spec = run_spec(p, dir);
+  // ./eval answers only the processes of this attempt's CLI.
+  if (!spec.keeper.empty())
+    spec.on_start = [&server](pid_t keeper) {
+      server.serve_only_children_of(keeper);
+    };
   spec.on_line = [&](std::string_view line) {
     parser.feed_line(line);
     return !over();
@@ -399,7 +404,7 @@ attempt_outcome run_attempt(const attempt_plan& p, uint32_t attempt,
       return failed_attempt(*dir, made.error());
     notes = give_credentials(*home, p.team_home, p.opts->credentials);
   }
-  auto out = run_in_workspace(p, *dir, spent_before);
+  auto out = run_in_workspace(p, *dir, spent_before, **server);
   if (home)
     notes += take_credentials(*home, p.team_home, p.opts->credentials);
   if (!notes.empty())

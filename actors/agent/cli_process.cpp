@@ -476,6 +476,8 @@ caf::expected<cli_run_result> run_cli_process(const cli_run_spec& spec) {
   auto child = start_child(spec);
   if (!child)
     return std::move(child.error());
+  if (spec.on_start)
+    spec.on_start(child->pid);
   cli_pump pump{spec, std::move(*child)};
   return pump.run();
 }

@@ -92,6 +92,9 @@ struct cli_run_spec {
   /// Optional; once it reads true (the run is ending: SIGINT, SIGTERM,
   /// max_wall_s) the process is stopped within 0.2 s, as on a timeout.
   const std::atomic<bool>* halt = nullptr;
+  /// Optional; called with the started process's pid (the keeper's, where
+  /// there is one) before its output is read.
+  std::function<void(pid_t)> on_start;
 };
 
 /// The outcome of run_cli_process.

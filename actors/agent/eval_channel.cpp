@@ -10,10 +10,12 @@
 #include <iostream>
 #include <sstream>
 #include <system_error>
+#include <utility>
 
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -169,6 +171,29 @@ std::string fmt(const char* format, double x) {
   return buf;
 }
 
+/// The identity of process `pid`'s namespace link `name` ("pid",
+/// "pid_for_children"); {0, 0} when it cannot be read.
+std::pair<dev_t, ino_t> namespace_of(pid_t pid, const char* name) {
+  struct stat st;
+  auto link = "/proc/" + std::to_string(pid) + "/ns/" + name;
+  if (::stat(link.c_str(), &st) != 0)
+    return {0, 0};
+  return {st.st_dev, st.st_ino};
+}
+
+/// Whether the client at the other end of `fd` lies in the PID namespace
+/// that process `keeper` makes for its children.
+bool child_of(int fd, pid_t keeper) {
+  ucred peer{};
+  socklen_t len = sizeof(peer);
+  if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &len) != 0
+      || peer.pid <= 0)
+    return false;
+  auto theirs = namespace_of(peer.pid, "pid");
+  return theirs.second != 0
+         && theirs == namespace_of(keeper, "pid_for_children");
+}
+
 } // namespace
 
 caf::expected<std::unique_ptr<eval_server>>
@@ -245,6 +270,13 @@ void eval_server::accept_one(unique_fd fd) {
     send_frame(fd.get(), "status: error\ndetail: busy: " + why + "\n",
       deadline_after(1, wakeup_.read.get()));
   };
+  if (auto keeper = keeper_.load(); keeper > 0 && !child_of(fd.get(), keeper)) {
+    send_frame(fd.get(),
+      "status: error\ndetail: refused: this channel serves only its own "
+      "attempt's CLI\n",
+      deadline_after(1, wakeup_.read.get()));
+    return;
+  }
   if (connections_.size() >= max_eval_connections)
     return busy(std::to_string(max_eval_connections)
                 + " connections to this workspace's eval channel are open; "

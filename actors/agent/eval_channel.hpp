@@ -29,6 +29,8 @@
 #include <string>
 #include <thread>
 
+#include <sys/types.h>
+
 #include <caf/actor_system.hpp>
 #include <caf/expected.hpp>
 
@@ -70,6 +72,18 @@ public:
     return served_.load();
   }
 
+  /// From now on serves only clients in the PID namespace that process
+  /// `keeper` (the attempt's eat-keeper) makes for its children: the
+  /// attempt's CLI and what it runs. Any other client is answered "status:
+  /// error" and "refused", and costs no evaluation: the CLI of another run,
+  /// which found the socket's path (in /proc/net/unix, or in a run that
+  /// started during its attempt), had its kernels evaluated and logged as
+  /// this team's (red team). A keeper that runs its program in eat's
+  /// namespaces admits every process of eat's.
+  void serve_only_children_of(pid_t keeper) {
+    keeper_ = keeper;
+  }
+
 private:
   eval_server(std::filesystem::path path, devices::unique_fd listener,
               devices::pipe_ends wakeup, eval_handler handler);
@@ -91,6 +105,8 @@ private:
   eval_handler handler_;
   std::atomic<size_t> served_{0};
   std::atomic<bool> stopping_{false};
+  /// See serve_only_children_of; 0: every client is served.
+  std::atomic<pid_t> keeper_{0};
   /// Held while the handler runs.
   std::mutex evaluating_;
   /// Touched only by the accept thread, and by the destructor after it.

@@ -457,3 +457,50 @@ TEST_CASE("eval channel: the answer names each GPU kernel's registers, "
   r.build_log = "candidate.cpp:3:7: warning: unused variable 'x'\n";
   CHECK_THAT(render_eval_text(r), !Catch::Contains("resources:"));
 }
+
+TEST_CASE("eval channel: given the attempt's keeper, it answers only the "
+          "processes of the PID namespace the keeper made, while it runs") {
+  // Another run's CLI found the socket's path (in /proc/net/unix) and had
+  // its kernels evaluated and logged as this team's (red team).
+  test::temp_dir tmp;
+  auto sock = tmp.path() / "eval.sock";
+  auto server = eval_server::start(sock, [](const std::string&) {
+    return std::string{"status: passed\n"};
+  });
+  REQUIRE(server);
+  std::ofstream{tmp.path() / "kernel.cpp"} << "int fast();";
+  REQUIRE(::mkfifo((tmp.path() / "go").c_str(), 0600) == 0);
+  // The CLI asks, prints the answer, then waits until the test has asked
+  // from outside its namespace.
+  auto spec = test::spec_for(
+    {"/bin/sh", "-c",
+      std::string{EAT_FAKE_EAT} + " agent-eval eval.sock kernel.cpp; cat go"},
+    tmp.path());
+  spec.on_start = [&](pid_t keeper) {
+    (*server)->serve_only_children_of(keeper);
+  };
+  for (bool namespaces : {true, false}) {
+    INFO(namespaces);
+    spec.namespaces = namespaces;
+    std::string outside;
+    spec.on_line = [&](std::string_view line) {
+      if (line.starts_with("status: ")) {
+        auto answer = request_eval(sock, "int fast();", 30);
+        outside = answer ? *answer : render(answer.error());
+        std::ofstream{tmp.path() / "go"} << "go\n";
+      }
+      return true;
+    };
+    auto r = run_cli_process(spec);
+    REQUIRE(r);
+    CHECK_THAT(r->output, Catch::StartsWith("status: passed\n"));
+    // In eat's namespaces (no namespaces) the test's process is one of
+    // the CLI's namespace.
+    if (namespaces)
+      CHECK(outside
+            == "status: error\ndetail: refused: this channel serves only "
+               "its own attempt's CLI\n");
+    else
+      CHECK(outside == "status: passed\n");
+  }
+}

@@ -284,7 +284,10 @@ attempt_outcome run_attempt(const attempt_plan& p, uint32_t attempt,
     return failed_attempt({}, dir.error());
   if (auto ok = materialise_workspace(*dir, p.files); !ok)
     return failed_attempt(*dir, ok.error());
-  auto server = eval_server::start(*dir / ".eat" / "eval.sock", *p.eval);
+  // Under the keeper: no client before the keeper is known (a CLI of
+  // another run raced for a new socket: red team).
+  auto server = eval_server::start(
+    *dir / ".eat" / "eval.sock", *p.eval, !p.opts->keeper_program.empty());
   if (!server)
     return failed_attempt(*dir, server.error());
   auto home = gets_mounts(*p.opts) ? eat_home() : std::nullopt;

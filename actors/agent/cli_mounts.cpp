@@ -27,17 +27,21 @@ bool lies_in(const fs::path& path, const fs::path& folder) {
   return !rel.empty() && *rel.begin() != "..";
 }
 
-/// The runs of eat's registry (run_registry.hpp) that a CLI does not see:
-/// all but one that holds eat's home. `before` those that hold a path of
-/// `opts.read_only` (its own run, the tasks, eat's programs): hidden before
-/// those paths are shown again, read-only (an outer run that held its own
-/// lay open: red team); `after` the others, hidden after them (a run in
-/// the tasks folder or in eat's own showed again).
+/// The registered runs a CLI does not see, by when they are hidden.
 struct hidden_runs {
   std::vector<std::string> before;
   std::vector<std::string> after;
 };
 
+/// The runs of eat's registry (run_registry.hpp) that a CLI does not see:
+/// all but one that holds eat's home, and one that is a path of
+/// `opts.read_only` (its own run, its workspaces where an absolute
+/// work_dir puts them): a folder hidden and then shown again came back
+/// empty, with the tmpfs that hid it (every `--run-dir` run failed). `before`
+/// those that hold such a path: hidden before those paths are shown again,
+/// read-only (an outer run that held its own lay open: red team); `after`
+/// the others, hidden after them (a run in the tasks folder or in eat's own
+/// showed again).
 hidden_runs runs_to_hide(const cli_agent_options& opts) {
   hidden_runs out;
   if (!opts.run_registry)
@@ -48,7 +52,8 @@ hidden_runs runs_to_hide(const cli_agent_options& opts) {
     shown.push_back(canonical_path(path));
   for (const auto& run : registered_runs(*opts.run_registry)) {
     auto folder = canonical_path(run);
-    if (home && lies_in(canonical_path(*home), folder))
+    if ((home && lies_in(canonical_path(*home), folder))
+        || std::find(shown.begin(), shown.end(), folder) != shown.end())
       continue;
     bool holds = std::any_of(shown.begin(), shown.end(), [&](const auto& path) {
       return lies_in(path, folder);

@@ -196,8 +196,8 @@ bool child_of(int fd, pid_t keeper) {
 
 } // namespace
 
-caf::expected<std::unique_ptr<eval_server>>
-eval_server::start(const fs::path& socket_path, eval_handler handler) {
+caf::expected<std::unique_ptr<eval_server>> eval_server::start(
+  const fs::path& socket_path, eval_handler handler, bool keeper_to_come) {
   auto addr = address_of(socket_path);
   if (!addr)
     return std::move(addr.error());
@@ -213,14 +213,15 @@ eval_server::start(const fs::path& socket_path, eval_handler handler) {
   auto wakeup = devices::make_pipe();
   if (!wakeup)
     return std::move(wakeup.error());
-  return std::unique_ptr<eval_server>{new eval_server(
-    socket_path, std::move(fd), std::move(*wakeup), std::move(handler))};
+  return std::unique_ptr<eval_server>{
+    new eval_server(socket_path, std::move(fd), std::move(*wakeup),
+      std::move(handler), keeper_to_come ? -1 : 0)};
 }
 
 eval_server::eval_server(fs::path path, unique_fd listener,
-                         devices::pipe_ends wakeup, eval_handler handler)
+  devices::pipe_ends wakeup, eval_handler handler, pid_t keeper)
   : path_(std::move(path)), listener_(std::move(listener)),
-    wakeup_(std::move(wakeup)), handler_(std::move(handler)) {
+    wakeup_(std::move(wakeup)), handler_(std::move(handler)), keeper_(keeper) {
   thread_ = std::thread{[this] { serve(); }};
 }
 
@@ -270,7 +271,8 @@ void eval_server::accept_one(unique_fd fd) {
     send_frame(fd.get(), "status: error\ndetail: busy: " + why + "\n",
       deadline_after(1, wakeup_.read.get()));
   };
-  if (auto keeper = keeper_.load(); keeper > 0 && !child_of(fd.get(), keeper)) {
+  if (auto keeper = keeper_.load();
+      keeper < 0 || (keeper > 0 && !child_of(fd.get(), keeper))) {
     send_frame(fd.get(),
       "status: error\ndetail: refused: this channel serves only its own "
       "attempt's CLI\n",

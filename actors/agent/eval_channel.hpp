@@ -56,9 +56,13 @@ using eval_handler = std::function<std::string(const std::string& source)>;
 class eval_server {
 public:
   /// Binds `socket_path` (which must not exist) and starts serving on a new
-  /// thread. Fails with error::io_failure.
-  static caf::expected<std::unique_ptr<eval_server>>
-  start(const std::filesystem::path& socket_path, eval_handler handler);
+  /// thread. With `keeper_to_come`, no client is served until
+  /// serve_only_children_of names the keeper: a CLI that polled for a new
+  /// socket connected before the keeper had started, and was served (red
+  /// team). Fails with error::io_failure.
+  static caf::expected<std::unique_ptr<eval_server>> start(
+    const std::filesystem::path& socket_path, eval_handler handler,
+    bool keeper_to_come = false);
 
   /// Stops the threads (after the evaluation in progress, if any; waiting
   /// requests are dropped) and removes the socket file.
@@ -86,7 +90,7 @@ public:
 
 private:
   eval_server(std::filesystem::path path, devices::unique_fd listener,
-              devices::pipe_ends wakeup, eval_handler handler);
+    devices::pipe_ends wakeup, eval_handler handler, pid_t keeper);
 
   /// One client's connection and the thread serving it.
   struct connection {
@@ -105,8 +109,9 @@ private:
   eval_handler handler_;
   std::atomic<size_t> served_{0};
   std::atomic<bool> stopping_{false};
-  /// See serve_only_children_of; 0: every client is served.
-  std::atomic<pid_t> keeper_{0};
+  /// See serve_only_children_of; 0: every client is served; -1: none is,
+  /// until the keeper is named.
+  std::atomic<pid_t> keeper_;
   /// Held while the handler runs.
   std::mutex evaluating_;
   /// Touched only by the accept thread, and by the destructor after it.

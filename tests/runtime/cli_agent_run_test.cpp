@@ -48,11 +48,11 @@ uint64_t count_events(const fs::path& run_dir, event_kind kind) {
 /// Writes a configuration under `root` for a run of `evaluations` on
 /// sgemm by `teams` teams of one cli agent, the script `agent` (made
 /// executable), with `cli` added to [agents.cli]; runs it with eat into
-/// root/run, which it returns once eat exited with status 0, with what eat
-/// printed in `printed` where given.
+/// `run_dir` (by default root/run), which it returns once eat exited with
+/// status 0, with what eat printed in `printed` where given.
 fs::path run_cli_agent(const fs::path& root, const fs::path& agent,
   int evaluations, int teams, const std::string& cli = {},
-  std::string* printed = nullptr) {
+  std::string* printed = nullptr, fs::path run_dir = {}) {
   fs::permissions(agent, fs::perms::owner_all);
   auto config = root / "config.toml";
   std::ofstream{config}
@@ -66,7 +66,8 @@ fs::path run_cli_agent(const fs::path& root, const fs::path& agent,
     << "program = \"" << agent.string() << "\"\nargs = [\"{workspace}\"]\n"
     << "output_format = \"plain\"\nprompt_input = \"none\"\nretries = 0\n"
     << cli;
-  auto run_dir = root / "run";
+  if (run_dir.empty())
+    run_dir = root / "run";
   test::child_process run{
     EAT_BINARY, {"run", config.string(), "--run-dir", run_dir.string()}};
   std::string out;
@@ -262,13 +263,16 @@ TEST_CASE("a CLI sees no run of eat's user made outside its run root "
     << " > scratch/notes.txt 2>&1\n"
     << "echo \"// attempt $$\" >> kernel.cpp\n"
     << "echo done\n";
-  // A run elsewhere, and one inside the older run (an outer run that held
-  // the CLI's own lay open).
-  test::temp_dir tmp;
+  // A run elsewhere, outside its run root too (--run-dir: its own folder
+  // is in the registry, and was hidden from its own CLIs), and one inside
+  // the older run (an outer run that held the CLI's own lay open).
+  test::temp_dir tmp{fs::current_path()}; // not in /tmp, which CLIs lack
   for (const auto& root : {tmp.path(), older / "nested"}) {
     INFO(root.string());
-    fs::create_directories(root);
-    auto run_dir = run_cli_agent(root, agent, 1, 1);
+    fs::create_directories(root / "root");
+    auto run_dir = root == tmp.path() ? run_cli_agent(root / "root", agent, 1,
+                     1, {}, nullptr, root / "elsewhere")
+                                      : run_cli_agent(root, agent, 1, 1);
     uint64_t attempts = 0;
     for (const auto& w : fs::directory_iterator{run_dir / "workspaces"}) {
       if (!fs::exists(w.path() / "scratch" / "older.txt"))

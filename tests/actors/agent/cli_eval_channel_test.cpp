@@ -458,16 +458,26 @@ TEST_CASE("eval channel: the answer names each GPU kernel's registers, "
   CHECK_THAT(render_eval_text(r), !Catch::Contains("resources:"));
 }
 
-TEST_CASE("eval channel: given the attempt's keeper, it answers only the "
-          "processes of the PID namespace the keeper made, while it runs") {
+TEST_CASE("eval channel: waiting for the attempt's keeper, it answers no "
+          "one, then only the processes of the PID namespace the keeper "
+          "made, while it runs") {
   // Another run's CLI found the socket's path (in /proc/net/unix) and had
-  // its kernels evaluated and logged as this team's (red team).
+  // its kernels evaluated and logged as this team's (red team); one that
+  // polled for a new socket got in before the keeper had started.
   test::temp_dir tmp;
   auto sock = tmp.path() / "eval.sock";
-  auto server = eval_server::start(sock, [](const std::string&) {
-    return std::string{"status: passed\n"};
-  });
+  auto server = eval_server::start(
+    sock,
+    [](const std::string&) {
+      return std::string{"status: passed\n"};
+    },
+    true);
   REQUIRE(server);
+  auto early = request_eval(sock, "int fast();", 30);
+  REQUIRE(early);
+  CHECK(*early
+        == "status: error\ndetail: refused: this channel serves only its own "
+           "attempt's CLI\n");
   std::ofstream{tmp.path() / "kernel.cpp"} << "int fast();";
   REQUIRE(::mkfifo((tmp.path() / "go").c_str(), 0600) == 0);
   // The CLI asks, prints the answer, then waits until the test has asked

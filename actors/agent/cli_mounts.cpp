@@ -27,21 +27,23 @@ bool lies_in(const fs::path& path, const fs::path& folder) {
   return !rel.empty() && *rel.begin() != "..";
 }
 
-/// The registered runs a CLI does not see, by when they are hidden.
+/// The registered runs a CLI does not see, and the read-only paths that
+/// they hold, shown again after them.
 struct hidden_runs {
-  std::vector<std::string> before;
-  std::vector<std::string> after;
+  std::vector<std::string> hidden;
+  std::vector<std::string> shown_again;
 };
 
 /// The runs of eat's registry (run_registry.hpp) that a CLI does not see:
 /// all but one that holds eat's home, and one that is a path of
 /// `opts.read_only` (its own run, its workspaces where an absolute
 /// work_dir puts them): a folder hidden and then shown again came back
-/// empty, with the tmpfs that hid it (every `--run-dir` run failed). `before`
-/// those that hold such a path: hidden before those paths are shown again,
-/// read-only (an outer run that held its own lay open: red team); `after`
-/// the others, hidden after them (a run in the tasks folder or in eat's own
-/// showed again).
+/// empty, with the tmpfs that hid it (every `--run-dir` run failed). They
+/// are hidden after `opts.read_only` is shown again (a run in the tasks
+/// folder or in eat's own showed again, a run in /tmp too, where the CLI's
+/// own /tmp had made hiding it first a no-op), and then the paths of
+/// `opts.read_only` that lie in one of them are shown again in turn (an
+/// outer run that held the CLI's own lay open: red team).
 hidden_runs runs_to_hide(const cli_agent_options& opts) {
   hidden_runs out;
   if (!opts.run_registry)
@@ -50,16 +52,19 @@ hidden_runs runs_to_hide(const cli_agent_options& opts) {
   std::vector<std::string> shown;
   for (const auto& path : opts.read_only)
     shown.push_back(canonical_path(path));
+  std::vector<bool> again(shown.size(), false);
   for (const auto& run : registered_runs(*opts.run_registry)) {
     auto folder = canonical_path(run);
     if ((home && lies_in(canonical_path(*home), folder))
         || std::find(shown.begin(), shown.end(), folder) != shown.end())
       continue;
-    bool holds = std::any_of(shown.begin(), shown.end(), [&](const auto& path) {
-      return lies_in(path, folder);
-    });
-    (holds ? out.before : out.after).push_back(folder);
+    for (size_t i = 0; i < shown.size(); ++i)
+      again[i] = again[i] || lies_in(shown[i], folder);
+    out.hidden.push_back(std::move(folder));
   }
+  for (size_t i = 0; i < shown.size(); ++i)
+    if (again[i])
+      out.shown_again.push_back(shown[i]);
   return out;
 }
 
@@ -112,13 +117,13 @@ std::vector<cli_mount> cli_mounts(const cli_agent_options& opts,
     bool needed = home && lies_in(canonical_path(*home), folder);
     out.push_back({folder, false, !needed});
   }
-  auto runs = runs_to_hide(opts);
-  for (auto& run : runs.before)
-    out.push_back({std::move(run), false, true});
   for (const auto& path : opts.read_only)
     out.push_back({canonical_path(path), false});
-  for (auto& run : runs.after)
+  auto runs = runs_to_hide(opts);
+  for (auto& run : runs.hidden)
     out.push_back({std::move(run), false, true});
+  for (auto& path : runs.shown_again)
+    out.push_back({std::move(path), false});
   // The program itself, wherever it is (a script in the run root or in
   // /tmp, both hidden), read-only.
   out.push_back({canonical_path(program), false});

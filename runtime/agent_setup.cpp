@@ -49,6 +49,7 @@ cli_agent_options cli_options(const config& cfg, const agent_links& links) {
   o.max_evals = c.max_evals;
   o.namespaces = c.namespaces;
   o.home_paths = c.home_paths;
+  o.hidden_home_paths = c.hidden_home_paths;
   o.credentials = c.credentials;
   // What the CLI does not see: the other runs under the run root (a red
   // team's CLI read their teams' homes and used a live one's ./eval

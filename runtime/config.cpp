@@ -290,6 +290,8 @@ cli_agent_section read_cli(table_reader s, const fs::path& base) {
   r.home_paths = s.strings("home_paths", home_relative).value_or(r.home_paths);
   r.credentials
     = s.strings("credentials", home_relative).value_or(r.credentials);
+  r.hidden_home_paths = s.strings("hidden_home_paths", home_relative)
+                          .value_or(r.hidden_home_paths);
   if (r.preset == "custom" && r.args.empty() && s.has("preset"))
     s.fail("args", "preset \"custom\" needs args (the command line, as an "
                    "array)");
@@ -496,15 +498,15 @@ config read_sections(const toml::table& root, const fs::path& file,
                                                "http"}, out)
                         .string("backend", backend_name)
                         .value_or(cfg.agent_backend);
-  cfg.cli
-    = read_cli(section(root, "agents.cli",
-                 {"preset", "program", "args", "output_format", "prompt_input",
-                   "work_dir", "prompts_dir", "env_allow", "allowed_paths",
-                   "role", "timeout_s", "idle_timeout_s", "kill_grace_s",
-                   "max_turns", "retries", "retry_base_s", "eval_timeout_s",
-                   "max_evals", "namespaces", "home_paths", "credentials"},
-                 out),
-      base);
+  cfg.cli = read_cli(
+    section(root, "agents.cli",
+      {"preset", "program", "args", "output_format", "prompt_input", "work_dir",
+        "prompts_dir", "env_allow", "allowed_paths", "role", "timeout_s",
+        "idle_timeout_s", "kill_grace_s", "max_turns", "retries",
+        "retry_base_s", "eval_timeout_s", "max_evals", "namespaces",
+        "home_paths", "credentials", "hidden_home_paths"},
+      out),
+    base);
   cfg.http = read_http(section(root, "agents.http",
     {"api", "base_url", "model", "api_key_env", "max_tokens",
       "max_completion_tokens", "temperature", "stream", "timeout_s",

@@ -126,6 +126,11 @@ struct cli_agent_section {
   /// Login files given to the teams' copies and taken back when changed.
   std::vector<std::string> credentials = {".claude/.credentials.json",
     ".codex/auth.json", ".gemini/oauth_creds.json"};
+  /// Paths of its home the CLI does not see, where they exist: the
+  /// operator's keys and other tools' logins.
+  std::vector<std::string> hidden_home_paths
+    = {".ssh/", ".gnupg/", ".config/gh/", ".docker/", ".kube/", ".netrc",
+      ".git-credentials", ".pgpass"};
 };
 
 /// The [agents.http] section: LLM servers (docs/agent-http.md).

@@ -97,6 +97,12 @@ struct cli_agent_options {
   /// read-only.
   std::vector<std::string> home_paths
     = {".claude/", ".claude.json", ".codex/", ".gemini/", ".aider/"};
+  /// With namespaces: paths of its home the CLI does not see, where they
+  /// exist (an empty folder, or an empty file): the operator's keys and
+  /// other tools' logins, which a red team's CLI read (~/.ssh/id_*).
+  std::vector<std::string> hidden_home_paths
+    = {".ssh/", ".gnupg/", ".config/gh/", ".docker/", ".kube/", ".netrc",
+      ".git-credentials", ".pgpass"};
   /// Login files under `home_paths`, given to each team's copy before an
   /// attempt and taken back when its CLI changed them (cli_home.hpp).
   std::vector<std::string> credentials = {".claude/.credentials.json",

@@ -124,6 +124,16 @@ std::vector<cli_mount> cli_mounts(const cli_agent_options& opts,
     out.push_back({std::move(run), false, true});
   for (auto& path : runs.shown_again)
     out.push_back({std::move(path), false});
+  // The operator's keys and other tools' logins: a red team's CLI read
+  // ~/.ssh/id_* and an API key in ~/.aider.conf.yml.
+  if (home)
+    for (auto rel : opts.hidden_home_paths) {
+      while (!rel.empty() && rel.back() == '/')
+        rel.pop_back();
+      std::error_code ec;
+      if (!rel.empty() && fs::exists(*home / rel, ec))
+        out.push_back({canonical_path(*home / rel), false, true});
+    }
   // The program itself, wherever it is (a script in the run root or in
   // /tmp, both hidden), read-only.
   out.push_back({canonical_path(program), false});

@@ -315,3 +315,35 @@ TEST_CASE("what a CLI writes reaches eat run's terminal only as text: its "
     CHECK(printed.find('\x07') == std::string::npos);
   }
 }
+
+TEST_CASE("a CLI sees neither the operator's keys nor other tools' logins "
+          "in eat's home, and reads the rest of it") {
+  // A red team's CLI read ~/.ssh/id_ed25519 and an API key in
+  // ~/.aider.conf.yml. Not in /tmp, which CLIs lack.
+  test::temp_dir home_dir{fs::current_path()};
+  auto home = home_dir.path() / "home";
+  fs::create_directories(home / ".ssh");
+  std::ofstream{home / ".ssh" / "id_ed25519"} << "private key\n";
+  std::ofstream{home / ".netrc"} << "machine x password p\n";
+  std::ofstream{home / "notes.txt"} << "notes\n";
+  ::setenv("HOME", home.c_str(), 1);
+  test::temp_dir scripts;
+  auto agent = scripts.path() / "agent.sh";
+  std::ofstream{agent} << "#!/bin/sh\n"
+                       << "ls -A \"$HOME/.ssh\" > scratch/ssh.txt\n"
+                       << "cat \"$HOME/.netrc\" \"$HOME/notes.txt\" "
+                       << "> scratch/home.txt\n"
+                       << "echo \"// attempt $$\" >> kernel.cpp\n"
+                       << "echo done\n";
+  test::temp_dir tmp;
+  auto run_dir = run_cli_agent(tmp.path(), agent, 1, 1);
+  uint64_t attempts = 0;
+  for (const auto& w : fs::directory_iterator{run_dir / "workspaces"}) {
+    if (!fs::exists(w.path() / "scratch" / "ssh.txt"))
+      continue;
+    attempts += 1;
+    CHECK(read_text(w.path() / "scratch" / "ssh.txt").empty());
+    CHECK(read_text(w.path() / "scratch" / "home.txt") == "notes\n");
+  }
+  CHECK(attempts >= 1);
+}

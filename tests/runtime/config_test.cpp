@@ -454,22 +454,28 @@ TEST_CASE("every shipped configuration loads, and its task with it") {
   CHECK(count >= 4);
 }
 
-TEST_CASE("[agents.cli] home_paths and credentials name paths inside the "
+TEST_CASE("[agents.cli] home_paths, credentials and hidden_home_paths name "
+          "paths inside the "
           "home, which each team copies and eat keeps in step") {
   const std::string cli
     = run_ok + "[agents]\nbackend = \"cli\"\n[agents.cli]\n";
+  auto defaults = eat::parse_config(cli, test_file);
+  REQUIRE(defaults);
+  CHECK(defaults->cli.hidden_home_paths.front() == ".ssh/");
   auto fine = eat::parse_config(cli
                                   + "home_paths = [\".claude/\", \".x.json\"]\n"
-                                    "credentials = [\".claude/a/b.json\"]\n",
+                                    "credentials = [\".claude/a/b.json\"]\n"
+                                    "hidden_home_paths = [\".vault\"]\n",
     test_file);
   REQUIRE(fine);
+  CHECK(fine->cli.hidden_home_paths == std::vector<std::string>{".vault"});
   CHECK(
     fine->cli.home_paths == std::vector<std::string>{".claude/", ".x.json"});
   CHECK(fine->cli.credentials == std::vector<std::string>{".claude/a/b.json"});
-  for (const auto* line :
-    {"home_paths = [\"../etc/\"]", "home_paths = [\"/etc\"]",
-      "home_paths = [\"a//b\"]", "credentials = [\".claude/../../x\"]",
-      "credentials = [\"\"]", "credentials = [\"./x\"]"}) {
+  for (const auto* line : {"home_paths = [\"../etc/\"]",
+         "home_paths = [\"/etc\"]", "home_paths = [\"a//b\"]",
+         "credentials = [\".claude/../../x\"]", "credentials = [\"\"]",
+         "credentials = [\"./x\"]", "hidden_home_paths = [\"../x\"]"}) {
     INFO(line);
     auto bad = eat::parse_config(cli + line + "\n", test_file);
     REQUIRE_FALSE(bad);

@@ -18,6 +18,7 @@
 #include "actors/protocol/error.hpp"
 #include "tests/actors/agent/cli_fixtures.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/text_files.hpp"
 
 using namespace eat;
 using eat::test::spec_for;
@@ -123,6 +124,25 @@ TEST_CASE("cli process: a CLI sees none of a hidden folder but what it is "
         == "mine\nfd\nfull\nnull\nptmx\npts\nrandom\nshm\nstderr\n"
            "stdin\nstdout\ntty\nurandom\nzero\n");
   CHECK(std::filesystem::exists(spaces / "mine" / "kernel.cpp"));
+}
+
+TEST_CASE("cli process: a hidden file reads empty, and what is written to "
+          "it goes nowhere") {
+  // The operator's keys (~/.ssh/id_*) were readable by a root CLI (red
+  // team): eat hides them, files as folders.
+  test::temp_dir dir;
+  auto key = dir.path() / "id_ed25519";
+  std::ofstream{key} << "secret\n";
+  auto spec = spec_for(
+    {"/bin/sh", "-c", "cat id_ed25519; echo x > id_ed25519; cat id_ed25519"},
+    dir.path());
+  spec.mounts = {{"/", false}, {key.string(), false, true}};
+  auto r = run_cli_process(spec);
+  REQUIRE(r);
+  INFO(r->errors);
+  CHECK(describe_end(*r, spec) == "exited with status 0");
+  CHECK(r->output.empty());
+  CHECK(test::read_text(key) == "secret\n");
 }
 
 TEST_CASE("cli process: a folder mounted from another shows the other's "

@@ -87,10 +87,10 @@ struct cli_agent_options {
   /// ./eval sockets).
   std::vector<std::filesystem::path> hidden;
   /// With namespaces: the registry of eat's runs (run_registry.hpp), read
-  /// at each attempt; every run entered there is hidden too, after
-  /// `read_only` applies, but for those that hold a path of `read_only`
-  /// (its own run, ...), eat's home or the CLI's program. None: only
-  /// `hidden`.
+  /// at each attempt; every folder entered there is hidden too, after
+  /// `read_only` applies, but one that is a path of `read_only` (its own
+  /// run, ...) or holds eat's home; the paths of `read_only` in a hidden
+  /// one are shown again. None: only `hidden`.
   std::optional<std::filesystem::path> run_registry;
   /// What the CLI may write of its home, where they exist: each team
   /// writes a copy of its own (cli_home.hpp); the rest of the home is

@@ -363,6 +363,18 @@ std::vector<cli_mount> home_mounts(const fs::path& home,
   return out;
 }
 
+std::vector<cli_mount> hidden_home_mounts(
+  const fs::path& home, const std::vector<std::string>& hidden) {
+  std::vector<cli_mount> out;
+  for (const auto& entry : hidden) {
+    std::error_code ec;
+    auto real = fs::canonical(home / entry_path(entry), ec);
+    if (!ec)
+      out.push_back({real.string(), false, true});
+  }
+  return out;
+}
+
 std::string give_credentials(const fs::path& home, const fs::path& dir,
   const std::vector<std::string>& credentials) {
   return for_each_credential(give_one, home, dir, credentials);

@@ -54,6 +54,12 @@ caf::expected<void> make_team_home(const std::filesystem::path& home,
 std::vector<cli_mount> home_mounts(const std::filesystem::path& home,
   const std::vector<std::string>& home_paths, const std::filesystem::path& dir);
 
+/// The mounts that hide each entry of `hidden` that exists in `home` (a
+/// folder as an empty one, a file as an empty file; symbolic links
+/// resolved): the operator's keys and other tools' logins.
+std::vector<cli_mount> hidden_home_mounts(
+  const std::filesystem::path& home, const std::vector<std::string>& hidden);
+
 /// Largest credentials file eat reads in a team's home, in bytes.
 constexpr size_t max_credentials_bytes = size_t{1} << 20;
 

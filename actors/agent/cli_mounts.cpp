@@ -106,12 +106,12 @@ std::vector<cli_mount> cli_mounts(const cli_agent_options& opts,
   if (auto resolv = fs::path{canonical_path("/etc/resolv.conf")};
       lies_in(resolv, "/run"))
     out.push_back({resolv.parent_path().string(), false});
-  if (auto home = eat_home())
+  auto home = eat_home();
+  if (home)
     for (auto& m : home_mounts(*home, opts.home_paths, team_home))
       out.push_back(std::move(m));
   // A hidden folder that holds eat's home (a run root of "/" or of the
   // home itself) stays visible, read-only.
-  auto home = eat_home();
   for (const auto& path : opts.hidden) {
     auto folder = canonical_path(path);
     bool needed = home && lies_in(canonical_path(*home), folder);
@@ -125,15 +125,10 @@ std::vector<cli_mount> cli_mounts(const cli_agent_options& opts,
   for (auto& path : runs.shown_again)
     out.push_back({std::move(path), false});
   // The operator's keys and other tools' logins: a red team's CLI read
-  // ~/.ssh/id_* and an API key in ~/.aider.conf.yml.
+  // ~/.ssh/id_* and a GitHub token.
   if (home)
-    for (auto rel : opts.hidden_home_paths) {
-      while (!rel.empty() && rel.back() == '/')
-        rel.pop_back();
-      std::error_code ec;
-      if (!rel.empty() && fs::exists(*home / rel, ec))
-        out.push_back({canonical_path(*home / rel), false, true});
-    }
+    for (auto& m : hidden_home_mounts(*home, opts.hidden_home_paths))
+      out.push_back(std::move(m));
   // The program itself, wherever it is (a script in the run root or in
   // /tmp, both hidden), read-only.
   out.push_back({canonical_path(program), false});

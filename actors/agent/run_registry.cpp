@@ -43,6 +43,19 @@ bool gone(const fs::path& path) {
   return !path.empty() && !fs::exists(path, ec) && !ec;
 }
 
+/// The entries of `registry` (not the files being written, whose names
+/// start with '.'); none where it cannot be read. Never throws: a folder
+/// that fails midway gives the entries read so far.
+std::vector<fs::path> entries_of(const fs::path& registry) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  for (fs::directory_iterator it{registry, ec}, end; !ec && it != end;
+       it.increment(ec))
+    if (it->path().filename().string()[0] != '.')
+      out.push_back(it->path());
+  return out;
+}
+
 } // namespace
 
 std::optional<fs::path> run_registry_dir() {
@@ -68,9 +81,9 @@ std::string register_run(const fs::path& registry, const fs::path& run_dir) {
   if (ec)
     return "cannot make " + registry.string() + ": " + ec.message();
   ::chmod(registry.c_str(), 0700);
-  for (const auto& e : fs::directory_iterator{registry, ec})
-    if (e.path().filename().string()[0] != '.' && gone(entry_path(e.path())))
-      fs::remove(e.path(), ec);
+  for (const auto& e : entries_of(registry))
+    if (gone(entry_path(e)))
+      fs::remove(e, ec);
   auto entry = registry / entry_name(run_dir);
   auto part
     = registry / ("." + entry_name(run_dir) + "." + std::to_string(::getpid()));
@@ -90,11 +103,9 @@ std::string register_run(const fs::path& registry, const fs::path& run_dir) {
 
 std::vector<fs::path> registered_runs(const fs::path& registry) {
   std::vector<fs::path> out;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator{registry, ec}) {
-    if (e.path().filename().string()[0] == '.')
-      continue;
-    auto path = entry_path(e.path());
+  for (const auto& e : entries_of(registry)) {
+    std::error_code ec;
+    auto path = entry_path(e);
     if (!path.empty() && fs::is_directory(path, ec))
       out.push_back(std::move(path));
   }

@@ -6,7 +6,7 @@
 // and the ./eval sockets of its workspaces. So each run, started or
 // resumed, enters its folder here (and its workspaces' where they lie
 // outside it), and at each attempt a CLI gets every folder entered here
-// hidden but those that hold its own run or eat's home
+// hidden but its own run's and one that holds eat's home
 // (docs/agent-cli.md).
 //
 // Layout: one file per folder, named by the SHA-256 of its path and

@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <filesystem>
@@ -16,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "tests/support/temp_dir.hpp"
+#include "actors/agent/run_registry.hpp"
 #include "actors/protocol/candidate.hpp"
 #include "actors/protocol/progress.hpp"
 #include "actors/protocol/result.hpp"
@@ -24,6 +25,7 @@
 #include "persistence/event_log.hpp"
 #include "persistence/store.hpp"
 #include "tests/runtime/process.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace fs = std::filesystem;
 using namespace eat;
@@ -111,6 +113,19 @@ TEST_CASE("eat resume finishes a run killed with SIGKILL, keeping every "
   REQUIRE(done_before.size() < evaluations);
   CHECK(bodies<run_summary>(before, event_kind::run_finished).empty());
 
+  // Moved meanwhile: the registry of runs, which hides every run from the
+  // others' coding-agent CLIs, learns the new folder from the resume.
+  auto moved = tmp.path() / "moved";
+  std::filesystem::rename(run_dir, moved);
+  run_dir = moved;
+  auto registry = run_registry_dir();
+  REQUIRE(registry);
+  auto registered = [&] {
+    auto runs = registered_runs(*registry);
+    return std::find(runs.begin(), runs.end(), run_dir) != runs.end();
+  };
+  CHECK_FALSE(registered());
+
   test::child_process resume{EAT_BINARY, {"resume", run_dir.string()}};
   std::string output;
   auto status = resume.finish(output);
@@ -119,6 +134,7 @@ TEST_CASE("eat resume finishes a run killed with SIGKILL, keeping every "
   REQUIRE(WEXITSTATUS(status) == 0);
   CHECK_THAT(output, Catch::Contains("resuming run"));
   CHECK_THAT(output, Catch::Contains("best speedup"));
+  CHECK(registered());
   // Two, or more if the kill came in the middle of a compile or an
   // evaluation of its own.
   CHECK_THAT(output, Catch::Contains("unfinished build or evaluation "

@@ -21,6 +21,7 @@
 
 #include <caf/event_based_actor.hpp>
 
+#include "actors/agent/eval_peer.hpp"
 #include "actors/artifacts.hpp"
 #include "actors/protocol/error.hpp"
 #include "actors/protocol/event_body.hpp"
@@ -171,29 +172,6 @@ std::string fmt(const char* format, double x) {
   return buf;
 }
 
-/// The identity of process `pid`'s namespace link `name` ("pid",
-/// "pid_for_children"); {0, 0} when it cannot be read.
-std::pair<dev_t, ino_t> namespace_of(pid_t pid, const char* name) {
-  struct stat st;
-  auto link = "/proc/" + std::to_string(pid) + "/ns/" + name;
-  if (::stat(link.c_str(), &st) != 0)
-    return {0, 0};
-  return {st.st_dev, st.st_ino};
-}
-
-/// Whether the client at the other end of `fd` lies in the PID namespace
-/// that process `keeper` makes for its children.
-bool child_of(int fd, pid_t keeper) {
-  ucred peer{};
-  socklen_t len = sizeof(peer);
-  if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &len) != 0
-      || peer.pid <= 0)
-    return false;
-  auto theirs = namespace_of(peer.pid, "pid");
-  return theirs.second != 0
-         && theirs == namespace_of(keeper, "pid_for_children");
-}
-
 } // namespace
 
 caf::expected<std::unique_ptr<eval_server>> eval_server::start(
@@ -272,7 +250,7 @@ void eval_server::accept_one(unique_fd fd) {
       deadline_after(1, wakeup_.read.get()));
   };
   if (auto keeper = keeper_.load();
-      keeper < 0 || (keeper > 0 && !child_of(fd.get(), keeper))) {
+      keeper < 0 || (keeper > 0 && !peer_is_child_of(fd.get(), keeper))) {
     send_frame(fd.get(),
       "status: error\ndetail: refused: this channel serves only its own "
       "attempt's CLI\n",

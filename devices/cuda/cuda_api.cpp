@@ -210,7 +210,7 @@ private:
   gpu_identity identity_;
   cudaStream_t stream_ = nullptr;
   bool persisting_l2_ = false;
-  cudaEvent_t events_[3] = {nullptr, nullptr, nullptr};
+  cudaEvent_t events_[2] = {nullptr, nullptr};
 };
 
 } // namespace

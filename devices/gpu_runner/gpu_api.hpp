@@ -31,7 +31,7 @@ struct gpu_identity {
   uint64_t cache_bytes = 0;
 };
 
-/// A GPU runtime: device selection, memory, one stream, three timing events.
+/// A GPU runtime: device selection, memory, one stream, two timing events.
 class gpu_api {
 public:
   virtual ~gpu_api();
@@ -53,7 +53,7 @@ public:
   /// How many GPUs the runtime shows this process (no open()).
   virtual int visible_count() = 0;
 
-  /// Makes GPU `index` current and creates the stream and the three events.
+  /// Makes GPU `index` current and creates the stream and the two events.
   virtual std::string open(int index) = 0;
 
   /// Describes the GPU chosen with open().
@@ -81,8 +81,8 @@ public:
   /// no-op where the hardware has no persisting L2).
   virtual std::string reset_persisting_l2() = 0;
 
-  /// Records an event on the stream: the harness's are the start (0) and
-  /// stop (1) of a call and the start of the L2 flush before it (2).
+  /// Records an event on the stream: the start (0) or the stop (1) of a
+  /// call.
   virtual std::string record(int event) = 0;
 
   /// Milliseconds from event `from` to event `to` (both complete).

@@ -98,13 +98,25 @@ constexpr double outside_stream_slack_ns = 100'000;
 /// (another stream, a host thread: it still delays the device-wide
 /// synchronise), or "". Medians over its timed calls: `events_ns` between
 /// the start and stop events; `wall_ns` on the host, from just before the
-/// start event was recorded until the device was idle; `flush_ns` of the
-/// L2 flush queued ahead of the start event, which may still have been
-/// running when `wall_ns` began and is taken off it (a 96 MiB flush takes
-/// ~330 us on a 300 GB/s GPU). Rejects when the events saw less than half
-/// of the rest, less the slack.
-std::string outside_stream_work(
-  double events_ns, double wall_ns, double flush_ns);
+/// start event was recorded (the L2 flush done) until the device was idle.
+/// Rejects when the events saw less than half of it, less the slack.
+std::string outside_stream_work(double events_ns, double wall_ns);
+
+/// The host's time of a call beyond its events, as the baseline's timed
+/// calls show it (`events_ns[i]` between the events, `wall_ns[i]` on the
+/// host, as in outside_stream_work): the median of the differences, the
+/// launch after the start event and the synchronise's return; 0 at least.
+double host_overhead_ns(
+  const std::vector<int64_t>& events_ns, const std::vector<int64_t>& wall_ns);
+
+/// The time each call is charged: its events' time, or, where longer, the
+/// host's time less `overhead_ns` (host_overhead_ns). Work that the events
+/// did not see but that held the device (a stream of the kernel's own, run
+/// past the stop event) is so charged to the kernel that did it; an honest
+/// call, baseline or candidate alike, is charged its events' time or the
+/// host's noise above it. Applied to both kernels' samples.
+std::vector<int64_t> charged_ns(const std::vector<int64_t>& events_ns,
+  const std::vector<int64_t>& wall_ns, double overhead_ns);
 
 /// Bytes written to flush a last-level cache of `cache_bytes`: at least
 /// twice it, and at least 64 MiB.

@@ -1,9 +1,12 @@
 // The timing phase of one workload on a GPU (BENCHMARK-PROTOCOL.md
 // section 3). Each sample: poison the outputs, wait for the device to be
-// idle, reset persisting L2 and flush L2 (a memset of a buffer >= 2x L2)
-// behind event 2, record the start event, call,
-// record the stop event, synchronise the whole device; the sample is the
-// time between the events. Baseline and candidate alternate in random
+// idle, reset persisting L2 and flush L2 (a memset of a buffer >= 2x L2),
+// wait for the device to be idle again, record the start event, call,
+// record the stop event, synchronise the whole device. The sample is the
+// time between the events, or, where longer, the host's time of the call
+// less the baseline's usual overhead (charged_ns in gpu_harness.hpp): work
+// the events did not see, on a stream of the kernel's own, is charged to
+// it. Baseline and candidate alternate in random
 // order; inputs are drawn anew every round; every timed output is checked
 // against the baseline's output of the same round (the baseline was checked
 // against the reference) on a random subset of elements of each output,
@@ -42,11 +45,9 @@ struct gpu_set {
 
 struct timed_call {
   int64_t event_ns = 0;
-  /// Host wall time from the start event until the device was idle.
+  /// Host wall time from just before the start event was recorded until
+  /// the device was idle.
   int64_t wall_ns = 0;
-  /// Time the L2 flush queued ahead of the start event took on the device:
-  /// how much of it may still have been running when wall_ns began.
-  int64_t flush_ns = 0;
   /// Process CPU time, read just outside wall_ns.
   int64_t cpu_ns = 0;
   /// Wall time over the interval cpu_ns covers (see the CPU runner's
@@ -61,20 +62,22 @@ timed_call failed_call(std::string why) {
   return t;
 }
 
-/// Flushes L2 with a value that changes every sample, recording event 2
-/// before the flush. The persisting-L2 reset comes first: after the flush,
-/// its host calls (and cudaDeviceSetLimit, if it waits for the device)
-/// could leave the GPU idle when the start event is recorded, so that the
-/// host's launch of the kernel (microseconds) fell inside the timed
-/// interval. Queued behind the flush (~25 - 40 us on an H100 or H200), the
-/// start event and the launch reach the GPU before it gets to them. Not
-/// yet measured on a GPU.
+/// Resets persisting L2 and flushes L2 with a value that changes every
+/// sample, and waits until the flush is done. The start event then finds
+/// the device idle, so that the host's launch of the kernel (a few
+/// microseconds, alike for both kernels) falls between the events. Until
+/// 2026-12-07 the start event was queued behind the flush to hide that
+/// latency; but a kernel that launched its work on a stream of its own ran
+/// it beside the flush, unseen by the events (review of the GPU harness).
 std::string flush_l2(const gpu_context& ctx, uint8_t value) {
   if (auto why = ctx.api->reset_persisting_l2(); !why.empty())
     return why;
-  if (auto why = ctx.api->record(2); !why.empty())
+  if (auto why = ctx.api->fill_async(ctx.flush.get(), value, ctx.flush.bytes());
+      !why.empty())
     return why;
-  return ctx.api->fill_async(ctx.flush.get(), value, ctx.flush.bytes());
+  if (auto why = ctx.api->synchronize(); !why.empty())
+    return "the GPU runtime reported an error: " + why;
+  return {};
 }
 
 /// Whole nanoseconds from event `from` to event `to`.
@@ -124,13 +127,11 @@ timed_call time_one(const gpu_context& ctx, void* fn, device_problem& buffers,
   if (!t.error.empty())
     return t;
   auto event = elapsed_ns(api, 0, 1);
-  auto flush = elapsed_ns(api, 2, 0);
-  if (!event || !flush) {
-    t.error = render(event ? flush.error() : event.error());
+  if (!event) {
+    t.error = render(event.error());
     return t;
   }
   t.event_ns = *event;
-  t.flush_ns = *flush;
   return t;
 }
 
@@ -252,16 +253,20 @@ double median_of(std::vector<int64_t> xs) {
   return xs.empty() ? 0 : static_cast<double>(xs[xs.size() / 2]);
 }
 
-/// The candidate's calls as the host saw them: one entry per timed call.
+/// Each kernel's timed calls as the host saw them: one entry per call.
 struct host_view {
   std::vector<int64_t> wall;
-  std::vector<int64_t> flush;
+};
+
+/// The host's view of both kernels' timed calls.
+struct host_views {
+  const host_view& baseline;
+  const host_view& candidate;
 };
 
 timing_outcome verify_timed(const gpu_context& ctx, const workload& w,
   const problem& p, std::vector<gpu_set>& sets, secret_rng& gen,
-  const host_view& candidate, const timed_sample& sample,
-  timing_outcome result);
+  host_views host, const timed_sample& sample, timing_outcome result);
 
 } // namespace
 
@@ -290,6 +295,7 @@ timing_outcome time_gpu_workload(
       if (auto t = time_one(ctx, fn, *d, dims, 0); !t.error.empty())
         return fail(eval_status::runtime_error, "warm-up: " + t.error);
   }
+  host_view baseline;
   host_view candidate;
   // A set's inputs and outputs, copied, per call kept: a few of them in
   // what the host may spend.
@@ -324,8 +330,8 @@ timing_outcome time_gpu_workload(
     result.candidate_ns.push_back(cand.event_ns);
     result.candidate_wall_ns += cand.span_ns;
     result.candidate_cpu_ns += cand.cpu_ns;
+    baseline.wall.push_back(base.wall_ns);
     candidate.wall.push_back(cand.wall_ns);
-    candidate.flush.push_back(cand.flush_ns);
     auto elapsed
       = std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
@@ -333,15 +339,14 @@ timing_outcome time_gpu_workload(
       break;
   }
   return verify_timed(
-    ctx, w, p, *sets, gen, candidate, sample, std::move(result));
+    ctx, w, p, *sets, gen, {baseline, candidate}, sample, std::move(result));
 }
 
 namespace {
 
 timing_outcome verify_timed(const gpu_context& ctx, const workload& w,
   const problem& p, std::vector<gpu_set>& sets, secret_rng& gen,
-  const host_view& candidate, const timed_sample& sample,
-  timing_outcome result) {
+  host_views host, const timed_sample& sample, timing_outcome result) {
   const auto allowed_threads = ctx.allowed_threads;
   auto fail = [&](eval_status status, std::string why) {
     result.status = status;
@@ -359,8 +364,8 @@ timing_outcome verify_timed(const gpu_context& ctx, const workload& w,
       "hidden threads: " + std::to_string(result.candidate_cpu_ns)
         + " ns of CPU time in " + std::to_string(result.candidate_wall_ns)
         + " ns of wall time");
-  if (auto why = outside_stream_work(median_of(result.candidate_ns),
-        median_of(candidate.wall), median_of(candidate.flush));
+  if (auto why = outside_stream_work(
+        median_of(result.candidate_ns), median_of(host.candidate.wall));
       !why.empty())
     return fail(eval_status::rejected, why);
   std::vector<guarded_bytes> cand;
@@ -371,23 +376,42 @@ timing_outcome verify_timed(const gpu_context& ctx, const workload& w,
   if (auto why = sample.check(p, ctx.reference, ctx.reference_code);
       !why.empty())
     return fail(eval_status::incorrect, why);
+  auto overhead = host_overhead_ns(result.baseline_ns, host.baseline.wall);
+  result.baseline_ns
+    = charged_ns(result.baseline_ns, host.baseline.wall, overhead);
+  result.candidate_ns
+    = charged_ns(result.candidate_ns, host.candidate.wall, overhead);
   return result;
 }
 
 } // namespace
 
-std::string outside_stream_work(
-  double events_ns, double wall_ns, double flush_ns) {
-  auto after_flush = std::max(0.0, wall_ns - flush_ns);
-  if (events_ns + outside_stream_slack_ns >= 0.5 * after_flush)
+std::string outside_stream_work(double events_ns, double wall_ns) {
+  if (events_ns + outside_stream_slack_ns >= 0.5 * wall_ns)
     return {};
   auto ns = [](double x) {
     return std::to_string(static_cast<int64_t>(x));
   };
   return "work outside the timed stream: the events saw " + ns(events_ns)
-         + " ns but the call took " + ns(after_flush)
-         + " ns until the device was idle (medians; the L2 flush before it, "
-         + ns(flush_ns) + " ns, not counted)";
+         + " ns but the call took " + ns(wall_ns)
+         + " ns until the device was idle (medians)";
+}
+
+double host_overhead_ns(
+  const std::vector<int64_t>& events_ns, const std::vector<int64_t>& wall_ns) {
+  std::vector<int64_t> beyond;
+  for (size_t i = 0; i < std::min(events_ns.size(), wall_ns.size()); ++i)
+    beyond.push_back(wall_ns[i] - events_ns[i]);
+  return std::max(0.0, median_of(std::move(beyond)));
+}
+
+std::vector<int64_t> charged_ns(const std::vector<int64_t>& events_ns,
+  const std::vector<int64_t>& wall_ns, double overhead_ns) {
+  std::vector<int64_t> charged = events_ns;
+  for (size_t i = 0; i < std::min(events_ns.size(), wall_ns.size()); ++i)
+    charged[i] = std::max(events_ns[i],
+      static_cast<int64_t>(std::llround(wall_ns[i] - overhead_ns)));
+  return charged;
 }
 
 } // namespace eat::devices

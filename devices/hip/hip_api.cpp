@@ -161,7 +161,7 @@ public:
 private:
   gpu_identity identity_;
   hipStream_t stream_ = nullptr;
-  hipEvent_t events_[3] = {nullptr, nullptr, nullptr};
+  hipEvent_t events_[2] = {nullptr, nullptr};
 };
 
 } // namespace

@@ -3,10 +3,10 @@
 // a kernel that writes outside its output is caught, one that traps is a
 // runtime error and one that never returns a timeout, and the next
 // evaluation still works; kernel code sees only the device's GPU; timing
-// is sane; the runner of an eat that is not
-// root opens the GPU and times kernels in a user namespace of its own. On a
-// machine without a CUDA GPU every case is skipped (exit code 77, which
-// CTest reports as skipped, never as passed).
+// is sane; work on a stream of the kernel's own is charged to it; the runner of
+// an eat that is not root opens the GPU and times kernels in a user namespace
+// of its own. On a machine without a CUDA GPU every case is skipped (exit code
+// 77, which CTest reports as skipped, never as passed).
 
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
@@ -157,6 +157,40 @@ TEST_CASE("on a CUDA GPU timing is sane and the tiled kernel is faster") {
   CHECK(result.geomean_speedup > 1);
   std::printf("tiled 64x64x16/4x4: geomean speedup %.2f; %s\n",
     result.geomean_speedup, result.method.c_str());
+}
+
+TEST_CASE("on a CUDA GPU a kernel that works on a stream of its own is "
+          "charged for that work") {
+  // The baseline's own kernel, launched on a stream the harness never
+  // sees: the events time nothing, the device is busy until the
+  // synchronise. Before 2026-12-07 the work also ran beside the L2 flush,
+  // and up to 0.1 ms of it went uncharged.
+  fixture f;
+  auto source = cuda_gemm_kernel("c[i * n + j] = sum;");
+  const std::string launch = "static_cast<cudaStream_t>(stream)";
+  auto at = source.find(launch);
+  REQUIRE(at != std::string::npos);
+  source.replace(at, launch.size(), "own_stream()");
+  source.insert(source.find("extern \"C\""),
+    "static cudaStream_t own_stream() {\n"
+    "  static cudaStream_t s = [] {\n"
+    "    cudaStream_t made;\n"
+    "    cudaStreamCreateWithFlags(&made, cudaStreamNonBlocking);\n"
+    "    return made;\n"
+    "  }();\n"
+    "  return s;\n"
+    "}\n");
+  auto result = f.evaluate(source);
+  INFO(result.detail << result.build_log);
+  if (result.status == eval_status::passed) {
+    // The same work as the baseline's: no real speedup.
+    CHECK(result.geomean_speedup < 1.3);
+  } else {
+    CHECK(result.status == eval_status::rejected);
+    CHECK_THAT(result.detail, Catch::Contains("work outside the timed stream"));
+  }
+  std::printf("own stream: %s, geomean speedup %.2f\n",
+    to_string(result.status).c_str(), result.geomean_speedup);
 }
 
 TEST_CASE("on a CUDA GPU the runner of an eat that is not root works in a "

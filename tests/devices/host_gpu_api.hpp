@@ -1,7 +1,7 @@
 // A gpu_api on host memory for the GPU harness's tests
 // (devices/gpu_runner/gpu_api.hpp is the seam): "device memory" is
 // aligned host memory, copies are memcpy, the stream is the calling thread
-// and the three events read the steady clock, so host functions with a GPU
+// and the two events read the steady clock, so host functions with a GPU
 // entry ABI run through the harness exactly as kernels would. Used in the
 // test process (backend "fake") and by the GPU runners on the CPU
 // (tests/devices/runner_on_cpu.cpp), one thread at a time.
@@ -179,7 +179,7 @@ private:
   const char* backend_;
   int opened_ = 0;
   long opened_by_ = -1;
-  std::chrono::steady_clock::time_point events_[3];
+  std::chrono::steady_clock::time_point events_[2];
 };
 
 } // namespace eat::devices::test

@@ -80,8 +80,8 @@ uid_t unused_uid(uid_t from);
 /// in_child.
 bool become_user(uid_t uid);
 
-/// Whether `uid` may make a user namespace here, asked of the kernel in a
-/// child.
+/// Whether `uid` may make a user namespace here and map its ids in it,
+/// asked of the kernel in a child.
 bool user_namespaces_allowed(uid_t uid);
 
 /// Spins on the calling thread until it has used `ns` of its own CPU time.

@@ -8,7 +8,7 @@
 // no account, calls apply_sandbox as eat-runner does and reports on the
 // reply descriptor. A GPU runner's sandbox makes the same namespaces,
 // unless its device's user_namespace is off. Where user namespaces are not
-// allowed, the case says so and ends.
+// allowed, or their ids cannot be mapped, the process stays out of them.
 
 #include <cerrno>
 #include <chrono>
@@ -21,8 +21,10 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <sched.h>
+#include <sys/mount.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -215,6 +217,51 @@ TEST_CASE("a process that is not dumpable stays out of a user namespace, "
     return ns.why_not;
   });
   CHECK(said == "the process is not dumpable");
+}
+
+TEST_CASE("where a user namespace's ids cannot be mapped, as under "
+          "AppArmor's restriction, a process stays out of it") {
+  // Ubuntu's kernel.apparmor_restrict_unprivileged_userns lets unshare
+  // succeed and then refuses the id maps: the process could not go back,
+  // and the runner stopped with an error. Here the maps are files of a
+  // read-only tmpfs over /proc, in a mount namespace of the child's own.
+  if (::geteuid() != 0) {
+    WARN("not root: /proc cannot be covered");
+    return;
+  }
+  auto said = in_child([]() -> std::string {
+    struct stat before {};
+    if (::stat("/proc/self/ns/user", &before) != 0)
+      return "unavailable: no /proc";
+    int proc = ::open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (proc < 0 || ::unshare(CLONE_NEWNS) != 0
+        || ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0
+        || ::mount("none", "/proc", "tmpfs", 0, nullptr) != 0)
+      return "unavailable: cannot cover /proc";
+    ::mkdir("/proc/self", 0755);
+    for (auto file : {"uid_map", "gid_map", "setgroups"})
+      std::ofstream{std::string{"/proc/self/"} + file};
+    if (::mount(nullptr, "/proc", nullptr, MS_REMOUNT | MS_RDONLY, nullptr)
+        != 0)
+      return "cannot make the maps read-only";
+    auto ns = enter_user_namespace();
+    struct stat after {};
+    if (::fstatat(proc, "self/ns/user", &after, 0) != 0)
+      return "cannot read its user namespace";
+    if (ns.entered)
+      return "entered";
+    if (!ns.error.empty())
+      return "error: " + ns.error;
+    if (after.st_ino != before.st_ino)
+      return "left its user namespace";
+    return ns.why_not;
+  });
+  if (said.rfind("unavailable: ", 0) == 0) {
+    WARN(said);
+    return;
+  }
+  CHECK_THAT(said, Catch::StartsWith("its ids could not be mapped in a user "
+                                     "namespace (/proc/self/uid_map: "));
 }
 
 namespace {

@@ -321,6 +321,14 @@ timing_outcome time_gpu_workload(
     for (const auto* t : {&base, &cand})
       if (!t->error.empty())
         return fail(eval_status::runtime_error, t->error);
+    // Every round, not only at the end: a thread of the kernel's that
+    // launches work while the baseline is timed, and then ends, is seen
+    // while it runs (review of the GPU harness).
+    if (ctx.allowed_threads > 0 && thread_count() > ctx.allowed_threads)
+      return fail(eval_status::rejected,
+        "hidden threads: an extra thread running between timed calls");
+    if (has_child_processes())
+      return fail(eval_status::rejected, child_processes_text);
     if (auto why = check_round(p, set, gen, false, cand_out); !why.empty())
       return fail(eval_status::incorrect, why);
     if (auto kept = offer(p, set, cand_out, sample, gen);

@@ -255,6 +255,34 @@ TEST_CASE("the GPU harness catches a kernel that writes zeros once it is "
   CHECK_THAT(reply.detail, Catch::Contains(" = 0 but expected "));
 }
 
+TEST_CASE("the GPU harness catches a thread that a timed call leaves "
+          "running until the next") {
+  // As above, the 8th call is the first timed one. Its thread blocks until
+  // the 9th call ends it: it uses no CPU time, and is gone when the
+  // workload ends, but on a GPU it could launch work into the baseline's
+  // calls in between. (Its mutex and condition are never destroyed: left
+  // waiting once the harness rejects, the thread would block a destructor
+  // at the unloading of the kernel's library in this process.)
+  fixture f;
+  auto reply = f.run_mini(
+    "#include <condition_variable>\n#include <mutex>\n"
+    "#include <thread>\n"
+    + mini_kernel("",
+      "static int calls = 0; static auto* mu = new std::mutex; "
+      "static auto* cv = new std::condition_variable; static bool done = "
+      "false; static std::thread* t = nullptr; "
+      "if (t != nullptr) { { std::lock_guard<std::mutex> g{*mu}; done = true; "
+      "} cv->notify_all(); t->join(); delete t; t = nullptr; } "
+      "if (++calls == 8) t = new std::thread{[] { "
+      "std::unique_lock<std::mutex> g{*mu}; cv->wait(g, [] { return done; }); "
+      "}};"));
+  INFO(reply.detail);
+  CHECK(reply.status == eval_status::rejected);
+  CHECK_THAT(reply.detail,
+    Catch::Contains("timing: hidden threads: an extra thread running between "
+                    "timed calls"));
+}
+
 TEST_CASE("the GPU harness's sampled element checks pass an exact zero where "
           "the baseline has a tiny value within tolerance") {
   // Every C is ~1e-8 (atol 1e-4); the candidate writes every other element

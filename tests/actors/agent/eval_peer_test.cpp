@@ -49,8 +49,9 @@ unique_fd listening_at(const std::string& path) {
 class held_child {
 public:
   explicit held_child(pid_t pid, int release) : pid_{pid}, release_{release} {}
-  held_child(const held_child&) = delete;
-  held_child& operator=(const held_child&) = delete;
+  held_child(held_child&& other) noexcept
+    : pid_{std::exchange(other.pid_, 0)}, release_{std::move(other.release_)} {}
+  held_child& operator=(held_child&&) = delete;
   ~held_child() {
     release_.reset();
     int status = 0;
@@ -73,9 +74,11 @@ void wait_for_close(int fd) {
     ; // retry
 }
 
-/// A child that connects to `path`, says so on a pipe, and then exits at
-/// once (`stay` false) or waits until released.
-held_child connecting_child(const std::string& path, bool stay) {
+/// A child that runs `first` (async-signal-safe), tells its answer, and
+/// then exits at once (`stay` false) or waits until released. Returns the
+/// child and the answer.
+template<class First>
+std::pair<held_child, char> forked(First first, bool stay) {
   int told[2], release[2];
   REQUIRE(::pipe2(told, O_CLOEXEC) == 0);
   REQUIRE(::pipe2(release, O_CLOEXEC) == 0);
@@ -84,49 +87,33 @@ held_child connecting_child(const std::string& path, bool stay) {
   if (pid == 0) {
     ::close(told[0]);
     ::close(release[1]);
-    int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
-    auto addr = address(path);
-    char ok
-      = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0
-          ? 1
-          : 0;
-    (void)!::write(told[1], &ok, 1);
+    char answer = first();
+    (void)!::write(told[1], &answer, 1);
     if (stay)
       wait_for_close(release[0]);
     ::_exit(0);
   }
   ::close(told[1]);
   ::close(release[0]);
-  char ok = 0;
-  REQUIRE(::read(told[0], &ok, 1) == 1);
+  char answer = 0;
+  REQUIRE(::read(told[0], &answer, 1) == 1);
   ::close(told[0]);
-  REQUIRE(ok == 1);
-  return held_child{pid, release[1]};
+  return {held_child{pid, release[1]}, answer};
 }
 
-/// A child that makes a PID namespace for its children (with a user
-/// namespace, so that no privilege is needed) and waits; pid 0 where the
-/// kernel refuses.
-held_child child_with_own_namespace() {
-  int told[2], release[2];
-  REQUIRE(::pipe2(told, O_CLOEXEC) == 0);
-  REQUIRE(::pipe2(release, O_CLOEXEC) == 0);
-  pid_t pid = ::fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    ::close(told[0]);
-    ::close(release[1]);
-    char ok = ::unshare(CLONE_NEWUSER | CLONE_NEWPID) == 0 ? 1 : 0;
-    (void)!::write(told[1], &ok, 1);
-    wait_for_close(release[0]);
-    ::_exit(0);
-  }
-  ::close(told[1]);
-  ::close(release[0]);
-  char ok = 0;
-  REQUIRE(::read(told[0], &ok, 1) == 1);
-  ::close(told[0]);
-  return held_child{ok == 1 ? pid : -pid, release[1]};
+/// A child that connects to `path`, and then exits at once (`stay` false)
+/// or waits until released.
+held_child connecting_child(const std::string& path, bool stay) {
+  auto addr = address(path);
+  auto [child, connected] = forked(
+    [&] {
+      int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+      return static_cast<char>(
+        ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0);
+    },
+    stay);
+  REQUIRE(connected == 1);
+  return std::move(child);
 }
 
 std::pair<dev_t, ino_t> namespace_of(pid_t pid, const char* name) {
@@ -156,8 +143,14 @@ TEST_CASE("a client is served only for a keeper whose children share its PID "
   // eat's children share eat's namespace: the client is one of them.
   CHECK(peer_is_child_of(conn.get(), ::getpid()));
 
-  auto keeper = child_with_own_namespace();
-  if (keeper.pid() <= 0) {
+  // A keeper whose children get a PID namespace of their own (in a user
+  // namespace, so that no privilege is needed).
+  auto [keeper, made] = forked(
+    [] {
+      return static_cast<char>(::unshare(CLONE_NEWUSER | CLONE_NEWPID) == 0);
+    },
+    true);
+  if (made != 1) {
     WARN("the kernel refuses user namespaces; the refusal is not checked");
     return;
   }

@@ -45,4 +45,24 @@ struct gpu_health {
   std::string detail;
 };
 
+/// Whether code built for the architectures `targets` (comma-separated,
+/// "gfx90a,gfx942") runs on an AMD GPU whose `gcnArchName` is `arch`
+/// ("gfx942:sramecc+:xnack-": the name before the first colon counts).
+/// The HIP runner's own kernels (health check, input redraw) exist only for
+/// the architectures its hipcc could target (cmake/Gpu.cmake).
+inline bool hip_built_for(const std::string& arch, const std::string& targets) {
+  auto base = arch.substr(0, arch.find(':'));
+  if (base.empty())
+    return false;
+  for (size_t from = 0; from <= targets.size();) {
+    auto to = targets.find(',', from);
+    if (to == std::string::npos)
+      to = targets.size();
+    if (targets.compare(from, to - from, base) == 0 && to - from == base.size())
+      return true;
+    from = to + 1;
+  }
+  return false;
+}
+
 } // namespace eat::devices

@@ -76,6 +76,16 @@ gpu_probe_result probe_hip() {
       out.error = failure("hipGetDeviceProperties", rc);
       continue;
     }
+    // Its health check and input redraw would fail with "invalid device
+    // function": left out, saying why.
+    if (!hip_built_for(p.gcnArchName, EAT_HIP_TARGETS_TEXT)) {
+      out.error = "GPU " + std::to_string(i) + " (" + p.name + ", "
+                  + p.gcnArchName + "): eat-hip-runner was built for "
+                  + EAT_HIP_TARGETS_TEXT
+                  + " only (EAT_HIP_ARCHITECTURES, as far as hipcc could "
+                    "target them; build with a hipcc that targets it)";
+      continue;
+    }
     out.devices.push_back(describe(i, p));
   }
   if (count == 0 && out.error.empty())

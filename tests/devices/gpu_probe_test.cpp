@@ -226,3 +226,18 @@ TEST_CASE("HIP devices and machines without NVIDIA device files hold "
   REQUIRE(none != nullptr);
   CHECK(files_open_in(std::filesystem::canonical(empty.path())) == 0);
 }
+
+TEST_CASE("the HIP runner offers only GPUs whose architecture it was built "
+          "for") {
+  // Its own kernels (health check, input redraw) exist only for the
+  // architectures its hipcc could target: Debian 12's builds gfx90a, not
+  // an MI300's gfx942.
+  CHECK(hip_built_for("gfx90a:sramecc+:xnack-", "gfx90a"));
+  CHECK(hip_built_for("gfx942:sramecc+:xnack-", "gfx90a,gfx942"));
+  CHECK(hip_built_for("gfx942", "gfx90a,gfx942"));
+  CHECK_FALSE(hip_built_for("gfx942:sramecc+:xnack-", "gfx90a"));
+  CHECK_FALSE(hip_built_for("gfx94", "gfx942"));
+  CHECK_FALSE(hip_built_for("gfx9420", "gfx942"));
+  CHECK_FALSE(hip_built_for("", "gfx90a"));
+  CHECK_FALSE(hip_built_for("gfx90a", ""));
+}

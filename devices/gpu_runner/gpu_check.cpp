@@ -48,12 +48,8 @@ check_outcome guarded_call(const gpu_context& ctx, void* fn, case_state& s,
     return {eval_status::runtime_error, "cannot poison the outputs: " + why};
   if (auto why = call_on_device(ctx, fn, s.buffers, s.p.dims()); !why.empty())
     return {eval_status::runtime_error, why};
-  if (ctx.allowed_threads > 0 && thread_count() > ctx.allowed_threads)
-    return {eval_status::rejected,
-      "hidden threads: " + std::to_string(thread_count() - ctx.allowed_threads)
-        + " extra thread(s) still running after the call"};
-  if (has_child_processes())
-    return {eval_status::rejected, child_processes_text};
+  if (auto why = left_running(ctx); !why.empty())
+    return {eval_status::rejected, why};
   auto same = s.buffers.inputs_equal(s.inputs);
   if (!same)
     return {eval_status::runtime_error, render(same.error())};

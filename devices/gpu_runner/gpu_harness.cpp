@@ -156,6 +156,16 @@ std::string call_on_device(const gpu_context& ctx, void* fn,
   return {};
 }
 
+std::string left_running(const gpu_context& ctx) {
+  if (auto now = thread_count();
+      ctx.allowed_threads > 0 && now > ctx.allowed_threads)
+    return "hidden threads: " + std::to_string(now - ctx.allowed_threads)
+           + " extra thread(s) still running after the call";
+  if (has_child_processes())
+    return child_processes_text;
+  return {};
+}
+
 gpu_runner_reply run_gpu_request(gpu_api& api, gpu_runner_request req,
   const before_loading_fn& before_loading) {
   gpu_runner_reply reply;

@@ -80,6 +80,12 @@ problem problem_of(const gpu_context& ctx, const workload& w);
 std::string call_on_device(const gpu_context& ctx, void* fn,
   device_problem& buffers, const problem_dims& dims);
 
+/// What the kernel left running after its call, checked after every call
+/// (checks) and every round (timing): "hidden threads: N extra thread(s)
+/// still running after the call" beyond the runtime's own
+/// (`ctx.allowed_threads`, once known), child_processes_text, or "".
+std::string left_running(const gpu_context& ctx);
+
 /// Checks the candidate on workload `w` against the reference:
 /// `check_seeds` random cases and one structured case.
 check_outcome check_gpu_workload(

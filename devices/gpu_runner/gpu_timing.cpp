@@ -324,11 +324,8 @@ timing_outcome time_gpu_workload(
     // Every round, not only at the end: a thread of the kernel's that
     // launches work while the baseline is timed, and then ends, is seen
     // while it runs (review of the GPU harness).
-    if (ctx.allowed_threads > 0 && thread_count() > ctx.allowed_threads)
-      return fail(eval_status::rejected,
-        "hidden threads: an extra thread running between timed calls");
-    if (has_child_processes())
-      return fail(eval_status::rejected, child_processes_text);
+    if (auto why = left_running(ctx); !why.empty())
+      return fail(eval_status::rejected, why);
     if (auto why = check_round(p, set, gen, false, cand_out); !why.empty())
       return fail(eval_status::incorrect, why);
     if (auto kept = offer(p, set, cand_out, sample, gen);
@@ -355,17 +352,13 @@ namespace {
 timing_outcome verify_timed(const gpu_context& ctx, const workload& w,
   const problem& p, std::vector<gpu_set>& sets, secret_rng& gen,
   host_views host, const timed_sample& sample, timing_outcome result) {
-  const auto allowed_threads = ctx.allowed_threads;
   auto fail = [&](eval_status status, std::string why) {
     result.status = status;
     result.detail = "workload " + w.name + ", timed calls: " + std::move(why);
     return std::move(result);
   };
-  if (has_child_processes())
-    return fail(eval_status::rejected, child_processes_text);
-  if (allowed_threads > 0 && thread_count() > allowed_threads)
-    return fail(eval_status::rejected, "hidden threads: extra threads still "
-                                       "running after the timed calls");
+  // Threads and child processes: checked after every round (the last
+  // just now).
   if (shows_hidden_threads(result.candidate_cpu_ns, result.candidate_wall_ns,
         result.candidate_ns.size()))
     return fail(eval_status::rejected,

@@ -279,8 +279,8 @@ TEST_CASE("the GPU harness catches a thread that a timed call leaves "
   INFO(reply.detail);
   CHECK(reply.status == eval_status::rejected);
   CHECK_THAT(reply.detail,
-    Catch::Contains("timing: hidden threads: an extra thread running between "
-                    "timed calls"));
+    Catch::Contains("timing: hidden threads: 1 extra thread(s) still running "
+                    "after the call"));
 }
 
 TEST_CASE("the GPU harness's sampled element checks pass an exact zero where "

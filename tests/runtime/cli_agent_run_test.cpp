@@ -18,6 +18,7 @@
 #include "persistence/event_log.hpp"
 #include "persistence/store.hpp"
 #include "tests/runtime/process.hpp"
+#include "tests/support/scoped_env.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace fs = std::filesystem;
@@ -163,7 +164,7 @@ TEST_CASE("each team's CLI writes a home of its team's own: what it plants "
   fs::create_directories(home / ".claude");
   std::ofstream{home / ".claude" / "settings.json"} << "{}\n";
   std::ofstream{home / ".claude" / ".credentials.json"} << "token-0\n";
-  ::setenv("HOME", home.c_str(), 1);
+  test::scoped_env home_env{"HOME", home.string()};
   auto agent = tmp.path() / "agent.sh";
   std::ofstream{agent}
     << "#!/bin/sh\n"
@@ -326,7 +327,7 @@ TEST_CASE("a CLI sees neither the operator's keys nor other tools' logins "
   std::ofstream{home / ".ssh" / "id_ed25519"} << "private key\n";
   std::ofstream{home / ".netrc"} << "machine x password p\n";
   std::ofstream{home / "notes.txt"} << "notes\n";
-  ::setenv("HOME", home.c_str(), 1);
+  test::scoped_env home_env{"HOME", home.string()};
   test::temp_dir scripts;
   auto agent = scripts.path() / "agent.sh";
   std::ofstream{agent} << "#!/bin/sh\n"

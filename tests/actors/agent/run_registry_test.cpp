@@ -15,36 +15,13 @@
 #include <unistd.h>
 
 #include "actors/agent/run_registry.hpp"
+#include "tests/support/scoped_env.hpp"
 #include "tests/support/temp_dir.hpp"
 
 using namespace eat;
 namespace fs = std::filesystem;
 
 namespace {
-
-/// Sets the environment variable `name` to `value` (unsets it for none)
-/// until the end of the scope.
-class scoped_env {
-public:
-  scoped_env(const char* name, std::optional<std::string> value) : name_{name} {
-    if (const char* old = std::getenv(name))
-      old_ = old;
-    set(value);
-  }
-  ~scoped_env() {
-    set(old_);
-  }
-
-private:
-  void set(const std::optional<std::string>& value) {
-    if (value)
-      ::setenv(name_, value->c_str(), 1);
-    else
-      ::unsetenv(name_);
-  }
-  const char* name_;
-  std::optional<std::string> old_;
-};
 
 /// How many entries the registry holds.
 size_t entries(const fs::path& registry) {
@@ -70,10 +47,10 @@ TEST_CASE("run registry: it lies in the home the password database gives "
   }
   auto expected = fs::path{me->pw_dir} / ".local/state/eat/runs";
   CHECK(run_registry_dir() == expected);
-  scoped_env home{"HOME", "/home/someone-else"};
-  scoped_env state{"XDG_STATE_HOME", "/var/state"};
+  test::scoped_env home{"HOME", "/home/someone-else"};
+  test::scoped_env state{"XDG_STATE_HOME", "/var/state"};
   CHECK(run_registry_dir() == expected);
-  scoped_env no_home{"HOME", std::nullopt};
+  test::scoped_env no_home{"HOME", std::nullopt};
   CHECK(run_registry_dir() == expected);
 }
 

@@ -166,6 +166,20 @@ std::string left_running(const gpu_context& ctx) {
   return {};
 }
 
+std::string started_within_round(int64_t& last) {
+  if (last < 0)
+    return {};
+  auto now = last_pid_given();
+  if (now == last)
+    return {};
+  // Ids wrap around at pid_max; a count across the wrap is not known.
+  auto count
+    = now > last ? std::to_string(now - last) + " " : std::string{"some "};
+  last = now;
+  return "hidden threads: " + count
+         + "thread(s) or process(es) started and ended within a timed round";
+}
+
 gpu_runner_reply run_gpu_request(gpu_api& api, gpu_runner_request req,
   const before_loading_fn& before_loading) {
   gpu_runner_reply reply;

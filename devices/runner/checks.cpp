@@ -8,6 +8,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
@@ -508,6 +509,17 @@ std::optional<std::string> read_small_file(const std::string& path) {
 }
 
 } // namespace
+
+int64_t last_pid_given() {
+  if (!in_own_pid_namespace())
+    return -1;
+  auto text = read_small_file("/proc/sys/kernel/ns_last_pid");
+  if (!text || text->empty())
+    return -1;
+  char* end = nullptr;
+  auto pid = std::strtoll(text->c_str(), &end, 10);
+  return end != text->c_str() && pid > 0 ? pid : -1;
+}
 
 int64_t process_cpu_ns() {
   return rusage_ns(RUSAGE_SELF);

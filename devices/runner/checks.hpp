@@ -180,6 +180,14 @@ bool has_child_processes();
 /// (devices/runner/pid_namespace.hpp).
 bool in_own_pid_namespace();
 
+/// In the runner's own PID namespace: the last PID the namespace gave to a
+/// process or thread (/proc/sys/kernel/ns_last_pid, which the kernel
+/// answers for the reader's namespace). Every thread or process started
+/// there moves it, one that has already ended too. -1 outside such a
+/// namespace (it would count the machine's processes) or where it cannot
+/// be read.
+int64_t last_pid_given();
+
 /// Returns the CPU time of the whole process (all its threads, live or
 /// gone). Not CLOCK_PROCESS_CPUTIME_ID: once RLIMIT_CPU arms the process CPU
 /// timer, Linux serves that clock from a tick-granular cache (measured: 0.2

@@ -7,6 +7,7 @@
 
 #include <csignal>
 #include <string>
+#include <thread>
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -133,4 +134,27 @@ TEST_CASE("outside a runner's namespace only this process's children count "
   REQUIRE(::waitpid(child, nullptr, 0) == child);
   // The machine's other processes do not count.
   CHECK_FALSE(has_child_processes());
+}
+
+TEST_CASE("in its namespace the worker counts every thread and process "
+          "started there even once it has ended and outside one it counts "
+          "nothing") {
+  CHECK(last_pid_given() == -1);
+  int status = run_in_namespace([] {
+    auto before = last_pid_given();
+    if (before < 2)
+      ::_exit(11);
+    std::thread{[] {}}.join();
+    if (last_pid_given() != before + 1)
+      ::_exit(12);
+    pid_t child = ::fork();
+    if (child == 0)
+      ::_exit(0);
+    ::waitpid(child, nullptr, 0);
+    ::_exit(last_pid_given() == before + 2 ? 42 : 13);
+  });
+  if (unprivileged(status))
+    return;
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 42);
 }

@@ -69,7 +69,7 @@ std::string progress_line(
   } else {
     out += to_string(r.status) + ": " + first_line(r.detail);
   }
-  out += "  best " + fixed(p.best_speedup, 2) + "x";
+  out += "  team best " + fixed(p.best_speedup, 2) + "x";
   if (!p.best_candidate.empty())
     out += " (" + p.best_candidate + ")";
   out += "  " + fixed(r.compile_s + r.run_s, 1) + "s";

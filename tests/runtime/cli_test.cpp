@@ -379,7 +379,8 @@ TEST_CASE("eat tasks check runs a CUDA task on a CUDA GPU, compiles it for "
   }
 }
 
-TEST_CASE("a progress line names the candidate, its outcome and the best") {
+TEST_CASE("a progress line names the candidate, its outcome and its team's "
+          "best") {
   team_progress p;
   p.team = "t1";
   p.best_candidate = "t1-c0003";
@@ -389,7 +390,7 @@ TEST_CASE("a progress line names the candidate, its outcome and the best") {
   auto line = progress_line(p, 3, 24);
   CHECK_THAT(line, Catch::StartsWith("[ 3/24] t1-c0003 tiled a=2 b=y"));
   CHECK_THAT(line, Catch::Contains("incorrect: element 3: got 1, expected 2"));
-  CHECK_THAT(line, Catch::Contains("best 2.50x (t1-c0003)"));
+  CHECK_THAT(line, Catch::Contains("  team best 2.50x (t1-c0003)  "));
   p.last_result.status = eval_status::passed;
   CHECK_THAT(progress_line(p, 3, 24), Catch::Contains("passed 2.50x"));
 }

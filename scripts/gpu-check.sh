@@ -163,7 +163,7 @@ grep -q "^best: none" "${build_dir}/gpu-check-status.log" \
 step "figures to record in docs/performance.md"
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,clocks_throttle_reasons.active --format=csv || true
 grep -E "tiled .*geomean speedup" "$ctest_log" || true
-grep -E "own stream:" "$ctest_log" || true
+grep -E "own stream:|launch from a thread:" "$ctest_log" || true
 grep -E "user namespace check" "$ctest_log" || true
 grep -E "gemm_n4096_k4096 (cuBLAS expert|tiled|tensor_core)" "$ctest_log" || true
 grep -E "_cuda (kv_shared|warp_split|group_shared|block_row|warp_row|block_online) " "$ctest_log" || true

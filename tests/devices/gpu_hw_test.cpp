@@ -3,7 +3,8 @@
 // a kernel that writes outside its output is caught, one that traps is a
 // runtime error and one that never returns a timeout, and the next
 // evaluation still works; kernel code sees only the device's GPU; timing
-// is sane; work on a stream of the kernel's own is charged to it; the runner of
+// is sane; work on a stream of the kernel's own is charged to it, and work
+// launched from a thread that ends within the call is caught; the runner of
 // an eat that is not root opens the GPU and times kernels in a user namespace
 // of its own. On a machine without a CUDA GPU every case is skipped (exit code
 // 77, which CTest reports as skipped, never as passed).
@@ -191,6 +192,35 @@ TEST_CASE("on a CUDA GPU a kernel that works on a stream of its own is "
   }
   std::printf("own stream: %s, geomean speedup %.2f\n",
     to_string(result.status).c_str(), result.geomean_speedup);
+}
+
+TEST_CASE("on a CUDA GPU a kernel that launches its work from a thread that "
+          "ends within the call is caught in its first timed round") {
+  // The thread is gone when the harness counts threads after the round;
+  // the PIDs of the runner's namespace show it was there. The checks'
+  // calls pass: a thread that ends within a call is no threat to them.
+  fixture f;
+  auto source = cuda_gemm_kernel("c[i * n + j] = sum;");
+  source.insert(0, "#include <thread>\n");
+  const std::string launch = "g<<<";
+  auto at = source.find(launch);
+  REQUIRE(at != std::string::npos);
+  source.insert(at, "std::thread{[&] { ");
+  auto end = source.find(";", source.find(">>>", at));
+  REQUIRE(end != std::string::npos);
+  source.insert(end + 1, " }}.join();");
+  auto result = f.evaluate(source);
+  INFO(result.detail << result.build_log << result.method);
+  if (result.method.find("own PID namespace") == std::string::npos) {
+    WARN("the runner has no PID namespace of its own here");
+    CHECK(result.status == eval_status::passed);
+  } else {
+    CHECK(result.status == eval_status::rejected);
+    CHECK_THAT(result.detail,
+      Catch::Contains("timing: hidden threads: 1 thread(s) or process(es) "
+                      "started and ended within a timed round"));
+  }
+  std::printf("launch from a thread: %s\n", to_string(result.status).c_str());
 }
 
 TEST_CASE("on a CUDA GPU the runner of an eat that is not root works in a "

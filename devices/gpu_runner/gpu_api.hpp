@@ -97,7 +97,7 @@ public:
 
   /// The GPU's clocks, temperature and throttle reasons now, e.g. "SM 1980
   /// MHz, memory 2619 MHz, 41 C, throttle reasons: none", or why they
-  /// cannot be read (no NVML, no AMD SMI).
+  /// cannot be read (no NVML; no amdgpu sysfs files).
   virtual std::string clock_snapshot() = 0;
 };
 

@@ -3,11 +3,13 @@
 // device code. AMD GPUs have no persisting L2, so that reset is a no-op.
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 
 #include <hip/hip_runtime_api.h>
 
 #include "actors/protocol/error.hpp"
+#include "devices/gpu_runner/amd_clocks.hpp"
 #include "devices/gpu_runner/device_fill.hpp"
 #include "devices/gpu_runner/gpu_api.hpp"
 #include "devices/gpu_runner/gpu_harness.hpp"
@@ -66,6 +68,13 @@ public:
     char bus[32];
     std::snprintf(bus, sizeof(bus), "%04x:%02x:%02x", p.pciDomainID,
       p.pciBusID, p.pciDeviceID);
+    // The sysfs folder of its clocks (amd_clocks.hpp): "0000:c1:00.0".
+    char pci[32] = {};
+    pci_ = hipDeviceGetPCIBusId(pci, sizeof(pci), index) == hipSuccess
+             ? std::string{pci}
+             : std::string{bus} + ".0";
+    for (auto& c : pci_)
+      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     identity_ = {p.name, bus,
       std::max(static_cast<uint64_t>(p.l2CacheSize),
         amd_infinity_cache_bytes(p.gcnArchName))};
@@ -154,12 +163,12 @@ public:
   }
 
   std::string clock_snapshot() override {
-    return "clocks not recorded: this runner does not query rocm-smi or "
-           "AMD SMI";
+    return amd_clock_snapshot(pci_);
   }
 
 private:
   gpu_identity identity_;
+  std::string pci_;
   hipStream_t stream_ = nullptr;
   hipEvent_t events_[2] = {nullptr, nullptr};
 };

@@ -200,16 +200,7 @@ TEST_CASE("on a CUDA GPU a kernel that launches its work from a thread that "
   // the PIDs of the runner's namespace show it was there. The checks'
   // calls pass: a thread that ends within a call is no threat to them.
   fixture f;
-  auto source = cuda_gemm_kernel("c[i * n + j] = sum;");
-  source.insert(0, "#include <thread>\n");
-  const std::string launch = "g<<<";
-  auto at = source.find(launch);
-  REQUIRE(at != std::string::npos);
-  source.insert(at, "std::thread{[&] { ");
-  auto end = source.find(";", source.find(">>>", at));
-  REQUIRE(end != std::string::npos);
-  source.insert(end + 1, " }}.join();");
-  auto result = f.evaluate(source);
+  auto result = f.evaluate(cuda_gemm_kernel_from_thread("c[i * n + j] = sum;"));
   INFO(result.detail << result.build_log << result.method);
   if (result.method.find("own PID namespace") == std::string::npos) {
     WARN("the runner has no PID namespace of its own here");

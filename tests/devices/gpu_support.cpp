@@ -71,6 +71,16 @@ extern "C" int eat_gemm(const float* a, const float* b, float* c, int64_t m,
 )";
 }
 
+std::string cuda_gemm_kernel_from_thread(const std::string& body) {
+  auto source = "#include <thread>\n" + cuda_gemm_kernel(body);
+  auto at = source.find("g<<<");
+  auto end = source.find(";", source.find(">>>", at));
+  REQUIRE(end != std::string::npos);
+  source.insert(end + 1, " }}.join();");
+  source.insert(at, "std::thread{[&] { ");
+  return source;
+}
+
 std::string built_runner(const std::string& backend) {
   return backend == "cuda" ? EAT_CUDA_RUNNER_PATH : EAT_HIP_RUNNER_PATH;
 }

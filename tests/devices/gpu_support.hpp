@@ -29,6 +29,11 @@ std::string gpu_tiled_source(
 /// the computed `sum`, and must write c[i * n + j].
 std::string cuda_gemm_kernel(const std::string& body);
 
+/// cuda_gemm_kernel(body) whose host code launches the kernel from a
+/// thread of its own and joins it before returning: no thread is left
+/// after the call, but one was started in it.
+std::string cuda_gemm_kernel_from_thread(const std::string& body);
+
 /// For the main() of a test program that needs a CUDA GPU: true (after
 /// printing why) when there is none and the program is not just listing its
 /// tests; the program then exits 77, which CTest reports as skipped.

@@ -343,19 +343,11 @@ caf::expected<int> resolve_core(int requested) {
 }
 
 std::vector<int> cores_besides(const std::vector<int>& taken) {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (::sched_getaffinity(0, sizeof(set), &set) != 0)
-    return {};
-  std::vector<int> all;
+  auto all = thread_cores();
   std::vector<int> rest;
-  for (int core = 0; core < CPU_SETSIZE; ++core) {
-    if (!CPU_ISSET(core, &set))
-      continue;
-    all.push_back(core);
+  for (auto core : all)
     if (std::find(taken.begin(), taken.end(), core) == taken.end())
       rest.push_back(core);
-  }
   return rest.empty() ? all : rest;
 }
 
@@ -391,6 +383,35 @@ std::string pin_thread(const std::vector<int>& cores) {
   if (::sched_setaffinity(0, sizeof(set), &set) != 0)
     return std::string{"sched_setaffinity: "} + std::strerror(errno);
   return {};
+}
+
+std::vector<int> thread_cores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::vector<int> cores;
+  if (::sched_getaffinity(0, sizeof(set), &set) != 0)
+    return cores;
+  for (int core = 0; core < CPU_SETSIZE; ++core)
+    if (CPU_ISSET(core, &set))
+      cores.push_back(core);
+  return cores;
+}
+
+pinned_thread::pinned_thread(const std::vector<int>& cores) {
+  if (cores.empty())
+    return;
+  auto saved = thread_cores();
+  if (saved.empty()) {
+    error_ = std::string{"sched_getaffinity: "} + std::strerror(errno);
+    return;
+  }
+  error_ = pin_thread(cores);
+  if (error_.empty())
+    saved_ = std::move(saved);
+}
+
+pinned_thread::~pinned_thread() {
+  pin_thread(saved_);
 }
 
 caf::expected<std::unique_ptr<device>> make_cpu_device(

@@ -52,6 +52,30 @@ core_plan plan_cores(const std::vector<int>& timed, bool gpus);
 /// why it failed.
 std::string pin_thread(const std::vector<int>& cores);
 
+/// Pins the calling thread to `cores` (as pin_thread) for its lifetime,
+/// then gives it back the cores it had; the threads and processes it
+/// starts meanwhile inherit the pinned mask and keep it. Does nothing for
+/// an empty list.
+class pinned_thread {
+public:
+  explicit pinned_thread(const std::vector<int>& cores);
+  ~pinned_thread();
+  pinned_thread(const pinned_thread&) = delete;
+  pinned_thread& operator=(const pinned_thread&) = delete;
+
+  /// "" or why the thread could not be pinned (it kept its cores).
+  const std::string& error() const {
+    return error_;
+  }
+
+private:
+  std::vector<int> saved_;
+  std::string error_;
+};
+
+/// The cores the calling thread may run on (empty if it cannot be read).
+std::vector<int> thread_cores();
+
 /// The CPU's model name from /proc/cpuinfo ("unknown CPU" when absent).
 std::string cpu_model();
 

@@ -10,6 +10,7 @@
 #include <sched.h>
 
 #include "actors/protocol/error.hpp"
+#include "devices/cpu_device.hpp"
 
 namespace eat::devices {
 
@@ -124,39 +125,6 @@ double measure_bandwidth() {
   return best_rate(triad);
 }
 
-/// Pins the calling thread to `core` for its lifetime, then restores it.
-class pinned_thread {
-public:
-  static caf::expected<std::unique_ptr<pinned_thread>> make(int core) {
-    auto result = std::unique_ptr<pinned_thread>{new pinned_thread};
-    if (core < 0)
-      return result;
-    if (::sched_getaffinity(0, sizeof(cpu_set_t), &result->saved_) != 0)
-      return make_error(error::device_unavailable, "sched_getaffinity failed");
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CPU_SET(core, &one);
-    if (::sched_setaffinity(0, sizeof(one), &one) != 0)
-      return make_error(error::device_unavailable,
-        "cannot pin the peak probe to core " + std::to_string(core));
-    result->restore_ = true;
-    return result;
-  }
-
-  ~pinned_thread() {
-    if (restore_)
-      ::sched_setaffinity(0, sizeof(saved_), &saved_);
-  }
-
-private:
-  pinned_thread() {
-    CPU_ZERO(&saved_);
-  }
-
-  cpu_set_t saved_;
-  bool restore_ = false;
-};
-
 } // namespace
 
 fma_run run_fma_probe(long trips) {
@@ -169,9 +137,11 @@ fma_run run_fma_probe(long trips) {
 }
 
 caf::expected<cpu_peak> measure_cpu_peak(int core) {
-  auto pin = pinned_thread::make(core);
-  if (!pin)
-    return std::move(pin.error());
+  pinned_thread pin{core < 0 ? std::vector<int>{} : std::vector<int>{core}};
+  if (!pin.error().empty())
+    return make_error(
+      error::device_unavailable, "cannot pin the peak probe to core "
+                                   + std::to_string(core) + ": " + pin.error());
   cpu_peak result;
   try {
     result.flops_per_s = cpu_peak_safety_factor * measure_flops();

@@ -326,6 +326,16 @@ exit_code run_session(
     return exit_code::failed;
   }
   print_header(out, dir, in, *devs);
+  auto cores = devices::plan_cores(cpu_device_cores(in.cfg), has_gpu(*devs));
+  // eat's own threads, and the coding-agent CLIs and compilers they start,
+  // keep off the cores that time kernels (the runners pin themselves
+  // there): a red team's CLI loaded the device's core, which slowed the
+  // baseline's long calls more than a fast candidate's (1.3x reported for
+  // the same code). eat-keeper keeps a CLI from moving back.
+  devices::pinned_thread off_devices{cores.compile};
+  if (!off_devices.error().empty())
+    out << "eat: warning: cannot keep eat off the devices' cores: "
+        << off_devices.error() << "\n";
   caf::actor_system_config sys_cfg;
   configure_actor_system(sys_cfg);
   caf::actor_system sys{sys_cfg};
@@ -337,8 +347,7 @@ exit_code run_session(
   // device, and it gives each device exclusive slices (docs/harness.md).
   pool_options pool_opts;
   pool_opts.compile_workers = in.cfg.pool.compile_workers;
-  pool_opts.compile_cores
-    = devices::plan_cores(cpu_device_cores(in.cfg), has_gpu(*devs)).compile;
+  pool_opts.compile_cores = cores.compile;
   pool_opts.ahead = in.cfg.pool.ahead;
   pool_opts.slice_timeout_s = in.cfg.pool.slice_timeout_s;
   pool_opts.drain_after = in.cfg.pool.drain_after;

@@ -205,6 +205,11 @@ void let_go_of_stdio() {
                + std::string{args.program[0]} + ": " + why);
       ::_exit(keeper_failed);
     }
+    if (auto why = devices::refuse_affinity_changes(); !why.empty()) {
+      complain("cannot keep " + std::string{args.program[0]}
+               + " on the cores eat gave it: " + why);
+      ::_exit(keeper_failed);
+    }
     exec_program(args.program, mask);
   }
   if (worker < 0)

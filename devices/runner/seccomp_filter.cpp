@@ -526,6 +526,10 @@ std::string refuse_keyrings() {
   return refuse_system_calls({SYS_keyctl, SYS_add_key, SYS_request_key});
 }
 
+std::string refuse_affinity_changes() {
+  return refuse_system_calls({SYS_sched_setaffinity});
+}
+
 std::string confine_kernel_process() {
   // Should another thread exist after all, TSYNC confines it as well.
   return install(build_filter(::getpid()));
@@ -547,6 +551,10 @@ std::string keep_in_process_group() {
 }
 
 std::string refuse_keyrings() {
+  return {};
+}
+
+std::string refuse_affinity_changes() {
   return {};
 }
 

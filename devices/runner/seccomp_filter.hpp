@@ -48,6 +48,17 @@ std::string keep_in_process_group();
 /// otherwise why not.
 std::string refuse_keyrings();
 
+/// Keeps the calling process and every process it starts from now on on
+/// the cores their affinity allows now: sched_setaffinity fails (EPERM)
+/// under a seccomp filter (with no_new_privs). eat keeps its own threads
+/// off the cores that time kernels, and the CLIs it starts inherit that;
+/// a red team's CLI moved a load onto the device's core, which slowed the
+/// baseline's long calls more than a fast candidate's (1.3x reported for
+/// the same code). For eat-keeper's init, before it starts a CLI. Returns
+/// "" on success (and, doing nothing, on an architecture the filters do
+/// not know), otherwise why not.
+std::string refuse_affinity_changes();
+
 /// Makes the system calls numbered `calls` fail (EPERM) for the calling
 /// process, every thread of it and every process it starts from now on
 /// (seccomp, with no_new_privs); the two above are made of it. Returns ""

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include <sys/wait.h>
 
@@ -152,6 +153,51 @@ TEST_CASE("a cli agent's ./eval stops at [agents.cli] max_evals per "
   CHECK_THAT(shown, Catch::Contains("evaluations: 1 of 1, 1 passed\n"));
   CHECK_THAT(shown,
     Catch::Contains(", " + std::to_string(attempts) + " tried with ./eval\n"));
+}
+
+TEST_CASE("a CLI runs off the core that times kernels and cannot move onto "
+          "it") {
+  // A red team's CLI loaded the device's core while another team's
+  // candidate was timed: the baseline's long calls slowed more than the
+  // candidate's short ones, and the same code was reported 1.3x faster.
+  auto cores = static_cast<int>(std::thread::hardware_concurrency());
+  if (cores < 2) {
+    WARN("one core: the device's core is the only one");
+    return;
+  }
+  // [devices.cpu] cores = []: the device times on the last core.
+  auto device = std::to_string(cores - 1);
+  test::temp_dir tmp;
+  auto agent = tmp.path() / "agent.sh";
+  std::ofstream{agent} << "#!/bin/sh\n"
+                       << "echo \"// attempt $$\" >> kernel.cpp\n"
+                       << "taskset -cp $$ > scratch/cores.txt\n"
+                       << "taskset -c " << device
+                       << " true 2> scratch/move.txt\n";
+  auto run_dir = run_cli_agent(tmp.path(), agent, 1, 1);
+  uint64_t attempts = 0;
+  for (const auto& w : fs::directory_iterator{run_dir / "workspaces"}) {
+    auto listed = w.path() / "scratch" / "cores.txt";
+    if (!fs::exists(listed))
+      continue;
+    attempts += 1;
+    // "pid 12's current affinity list: 0" (ranges "0-2", lists "0,2").
+    auto text = read_text(listed);
+    INFO(text);
+    auto colon = text.rfind(": ");
+    REQUIRE(colon != std::string::npos);
+    std::stringstream list{text.substr(colon + 2)};
+    for (std::string part; std::getline(list, part, ',');) {
+      auto dash = part.find('-');
+      auto low = std::stoi(part.substr(0, dash));
+      auto high
+        = dash == std::string::npos ? low : std::stoi(part.substr(dash + 1));
+      CHECK((cores - 1 < low || cores - 1 > high));
+    }
+    CHECK_THAT(read_text(w.path() / "scratch" / "move.txt"),
+      Catch::Contains("Operation not permitted"));
+  }
+  CHECK(attempts >= 1);
 }
 
 TEST_CASE("each team's CLI writes a home of its team's own: what it plants "

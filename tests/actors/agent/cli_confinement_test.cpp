@@ -1,7 +1,8 @@
 // Specification of what a CLI may reach under eat-keeper (keeper.hpp): the
 // paths given read-only, hidden folders, mounts from elsewhere, the
-// kernel's keyrings and System V IPC, eat's session and terminal, /tmp and
-// eat's open descriptors; and how the keeper reports bad arguments.
+// kernel's keyrings and System V IPC, its cores, eat's session and
+// terminal, /tmp and eat's open descriptors; and how the keeper reports bad
+// arguments.
 
 #include <catch2/catch.hpp>
 
@@ -16,6 +17,7 @@
 
 #include "actors/agent/cli_process.hpp"
 #include "actors/protocol/error.hpp"
+#include "devices/cpu_device.hpp"
 #include "tests/actors/agent/cli_fixtures.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/text_files.hpp"
@@ -209,6 +211,36 @@ TEST_CASE("cli process: in its namespaces a CLI cannot use the kernel's "
   r = run_cli_process(spec);
   REQUIRE(r);
   CHECK(r->output == "add_key: ok\n" + own_ipc + "\n");
+}
+
+TEST_CASE("cli process: in its namespaces a CLI keeps the cores it was "
+          "started on") {
+  // eat keeps itself, and so the CLIs it starts, off the cores that time
+  // kernels; a red team's CLI moved a load onto the device's core, which
+  // slowed the baseline's long calls more than a fast candidate's.
+  auto core = devices::thread_cores().front();
+  devices::pinned_thread pinned{{core}};
+  REQUIRE(pinned.error().empty());
+  test::temp_dir dir;
+  auto spec = spec_for({"/bin/sh", "-c",
+                         "taskset -cp $$; taskset -c " + std::to_string(core)
+                           + " true && echo moved || echo stayed"},
+    dir.path());
+  spec.mounts = {{"/", false}};
+  auto r = run_cli_process(spec);
+  REQUIRE(r);
+  INFO(r->errors);
+  auto started = "current affinity list: " + std::to_string(core) + "\n";
+  CHECK_THAT(r->output, Catch::Contains(started));
+  CHECK_THAT(r->output, Catch::EndsWith("stayed\n"));
+  CHECK_THAT(r->errors, Catch::Contains("Operation not permitted"));
+  // Without the namespaces (namespaces = false), as before.
+  spec.namespaces = false;
+  spec.mounts.clear();
+  r = run_cli_process(spec);
+  REQUIRE(r);
+  CHECK_THAT(r->output, Catch::Contains(started));
+  CHECK_THAT(r->output, Catch::EndsWith("moved\n"));
 }
 
 TEST_CASE("cli process: a CLI runs in a session of its own, without eat's "

@@ -270,10 +270,29 @@ TEST_CASE("a confined process cannot take shared pages out of memory, and "
     for (int advice : {MADV_REMOVE, MADV_COLD, MADV_PAGEOUT, 25})
       expect(failed_with(::madvise(shared, 4096, advice), EPERM),
         "madvise(" + std::to_string(advice) + ") fails with EPERM");
+    // Nor start reads ahead, whose completions interrupt the timed core.
+    expect(failed_with(::madvise(shared, 4096, MADV_WILLNEED), EPERM),
+      "madvise(MADV_WILLNEED) fails with EPERM");
     void* own = ::mmap(nullptr, 4096, PROT_READ | PROT_WRITE,
       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     expect(::madvise(own, 4096, MADV_DONTNEED) == 0,
       "madvise(MADV_DONTNEED) of its own memory works");
+  }) == "");
+}
+
+TEST_CASE("a confined process cannot start reads of a file ahead") {
+  // A red team's kernel started block I/O with posix_fadvise(WILLNEED) on
+  // a library's uncached pages; the completions interrupted the timed core
+  // in the baseline's calls. It may still read the file itself.
+  CHECK(run_confined([] {
+    int fd = ::open("/proc/self/exe", O_RDONLY);
+    expect(fd >= 0, "open for reading works");
+    expect(::posix_fadvise(fd, 0, 0, POSIX_FADV_WILLNEED) == EPERM,
+      "posix_fadvise(WILLNEED) fails with EPERM");
+    expect(failed_with(::readahead(fd, 0, 4096), EPERM),
+      "readahead fails with EPERM");
+    char byte;
+    expect(::pread(fd, &byte, 1, 0) == 1, "pread works");
   }) == "");
 }
 

@@ -132,7 +132,7 @@ constexpr long denied[] = {
 // device's interrupt goes to, the timed one included, in the baseline's
 // calls (a red team's posix_fadvise(WILLNEED) of a library's pages took
 // the baseline's calls from 1.05 to 1.88 ms, though at a higher cost to
-// the candidate's own). A kernel reads no files.
+// the candidate's own). A kernel needs no reads ahead.
 #  ifdef SYS_fadvise64
   SYS_fadvise64,
 #  endif

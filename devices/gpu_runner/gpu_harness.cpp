@@ -166,11 +166,11 @@ std::string left_running(const gpu_context& ctx) {
   return {};
 }
 
-std::string started_within_round(int64_t& last) {
-  if (last < 0)
+std::string started_within_round(int64_t before) {
+  if (before < 0)
     return {};
   auto now = last_pid_given();
-  if (now == last)
+  if (now == before)
     return {};
   // Not readable once kernel code ran (it used up the descriptors): the
   // check cannot be left to such a kernel to switch off.
@@ -179,8 +179,7 @@ std::string started_within_round(int64_t& last) {
            "namespace gave could no longer be read";
   // Ids wrap around at pid_max; a count across the wrap is not known.
   auto count
-    = now > last ? std::to_string(now - last) + " " : std::string{"some "};
-  last = now;
+    = now > before ? std::to_string(now - before) + " " : std::string{"some "};
   return "hidden threads: " + count
          + "thread(s) or process(es) started and ended within a timed round";
 }

@@ -87,12 +87,13 @@ std::string call_on_device(const gpu_context& ctx, void* fn,
 std::string left_running(const gpu_context& ctx);
 
 /// What started and ended within a timed round, seen by the PIDs the
-/// runner's own namespace gave since `last` (last_pid_given, then moved to
-/// now; -1: not counted, as outside such a namespace): "hidden threads: N
-/// thread(s) or process(es) started and ended within a timed round", or
-/// "". left_running sees what still runs; such a thread could have
-/// launched work into the baseline's call and ended before the check.
-std::string started_within_round(int64_t& last);
+/// runner's own namespace gave since `before` (last_pid_given before the
+/// rounds, which stays so while every round passes; -1: not counted, as
+/// outside such a namespace): "hidden threads: N thread(s) or process(es)
+/// started and ended within a timed round", or "". left_running sees what
+/// still runs; such a thread could have launched work into the baseline's
+/// call and ended before the check.
+std::string started_within_round(int64_t before);
 
 /// Checks the candidate on workload `w` against the reference:
 /// `check_seeds` random cases and one structured case.

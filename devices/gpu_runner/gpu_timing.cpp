@@ -303,9 +303,10 @@ timing_outcome time_gpu_workload(
                            result.set_bytes, uint64_t{1} << 30)};
   std::vector<guarded_bytes> cand_out;
   stopping_rule rule{ctx.timing};
-  // PIDs given in the runner's namespace: every thread or process started
-  // in a round moves it, even one that ended before left_running looked.
-  auto last_pid = last_pid_given();
+  // The last PID the runner's namespace gave: every thread or process
+  // started in a round moves it, even one that ended before left_running
+  // looked.
+  const auto pids_before = last_pid_given();
   auto start = std::chrono::steady_clock::now();
   for (size_t round = 0; round < max_rounds; ++round) {
     auto& set = (*sets)[round % sets->size()];
@@ -329,7 +330,7 @@ timing_outcome time_gpu_workload(
     // while it runs (review of the GPU harness).
     if (auto why = left_running(ctx); !why.empty())
       return fail(eval_status::rejected, why);
-    if (auto why = started_within_round(last_pid); !why.empty())
+    if (auto why = started_within_round(pids_before); !why.empty())
       return fail(eval_status::rejected, why);
     if (auto why = check_round(p, set, gen, false, cand_out); !why.empty())
       return fail(eval_status::incorrect, why);

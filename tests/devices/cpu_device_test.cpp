@@ -301,6 +301,28 @@ TEST_CASE("a thread pinned to cores starts processes that run only there") {
   CHECK(pin_thread({}).empty());
 }
 
+TEST_CASE("a pinned thread's threads keep its cores and the thread gets its "
+          "own back when the pin ends") {
+  auto before = thread_cores();
+  REQUIRE(!before.empty());
+  std::vector<int> inherited;
+  {
+    pinned_thread pinned{{before.front()}};
+    REQUIRE(pinned.error().empty());
+    CHECK(thread_cores() == std::vector<int>{before.front()});
+    std::thread started{[&] {
+      inherited = thread_cores();
+    }};
+    started.join();
+  }
+  CHECK(inherited == std::vector<int>{before.front()});
+  CHECK(thread_cores() == before);
+  // An empty list pins nothing.
+  pinned_thread nothing{{}};
+  CHECK(nothing.error().empty());
+  CHECK(thread_cores() == before);
+}
+
 TEST_CASE("a CPU device's capabilities name its kind, model, architecture, "
           "memory, core and compile target") {
   auto dir = make_temp_dir();

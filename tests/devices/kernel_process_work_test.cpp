@@ -248,9 +248,10 @@ namespace {
 const char* ends_early = R"(#include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
+#include <fcntl.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -261,35 +262,42 @@ struct head {
   std::atomic<uint32_t> go, done, parked;
 };
 head* self = nullptr;
-bool looked = false;
 unsigned long calls = 0;
 
+char maps[1 << 16];
+
+// Without stdio's buffers (no allocation), and again at the next call
+// should the map not have been read whole.
 void find_self() {
-  looked = true;
-  FILE* maps = std::fopen("/proc/self/maps", "r");
-  if (maps == nullptr)
+  int fd = open("/proc/self/maps", O_RDONLY);
+  if (fd < 0)
     return;
-  char line[512];
-  unsigned long from = 0, to = 0;
-  while (self == nullptr && std::fgets(line, sizeof line, maps))
-    if (std::strstr(line, "eat-control") != nullptr
-        && std::sscanf(line, "%lx-%lx", &from, &to) == 2)
-      self = reinterpret_cast<head*>(from);
-  std::fclose(maps);
+  size_t used = 0;
+  for (ssize_t n; used + 1 < sizeof maps
+       && (n = read(fd, maps + used, sizeof maps - 1 - used)) > 0;)
+    used += static_cast<size_t>(n);
+  close(fd);
+  maps[used] = '\0';
+  char* at = std::strstr(maps, "eat-control");
+  if (at == nullptr)
+    return;
+  while (at > maps && at[-1] != '\n')
+    --at;
+  self = reinterpret_cast<head*>(std::strtoul(at, nullptr, 16));
 }
 
 void say_done() {
   auto seq = self->go.load();
   self->done.store(seq);
   syscall(SYS_futex, &self->done, FUTEX_WAKE, 1, nullptr, nullptr, 0);
-  timespec nap{0, 20000};
+  timespec nap{0, 200000};
   nanosleep(&nap, nullptr);
 }
 }
 
 extern "C" void eat_gemm(const float* a, const float* b, float* c, int64_t m,
                          int64_t n, int64_t k) {
-  if (!looked)
+  if (self == nullptr)
     find_self();
   auto start = std::chrono::steady_clock::now();
   bool early = self != nullptr && calls++ % 3 != 2;

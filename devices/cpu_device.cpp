@@ -55,6 +55,29 @@ const char* hidden_work_count(const runner_reply& r) {
   return "by getrusage";
 }
 
+/// What was taken off the samples for other tasks on the core
+/// (devices/runner/run_delay.hpp).
+std::string others_text(const timing_options& t, const runner_reply& r) {
+  if (!t.take_off_others)
+    return "the time other tasks had the core left in the samples";
+  if (!r.others_not_taken_off.empty())
+    return "the time other tasks had the core not taken off the samples ("
+           + r.others_not_taken_off + ")";
+  int64_t baseline_ns = 0;
+  int64_t candidate_ns = 0;
+  for (const auto& w : r.workloads) {
+    baseline_ns += w.baseline_others_ns;
+    candidate_ns += w.candidate_others_ns;
+  }
+  return "the time other tasks had the core in a timed call (its thread's "
+         "wait for the core, less its own threads' CPU time) taken off the "
+         "sample: "
+         + short_number(static_cast<double>(baseline_ns) / 1e6)
+         + " ms of the baseline's calls, "
+         + short_number(static_cast<double>(candidate_ns) / 1e6)
+         + " ms of the candidate's";
+}
+
 /// How a CPU evaluation is measured (BENCHMARK-PROTOCOL.md section 5);
 /// `reply` (null if the runner gave none) says how it was sandboxed.
 std::string measurement_method(
@@ -75,7 +98,7 @@ std::string measurement_method(
                      + std::to_string(r.candidate_cpu_during_baseline_ns / 1000)
                      + " us while the baseline's ran)"
                  : std::string{"cpu: steady_clock around each call"};
-  return clock
+  return clock + "; " + others_text(t, r)
          + "; baseline and candidate "
            "interleaved in random order; input sets rotated (> max(2x LLC, "
            "32 MiB), up to 128 MiB, inputs flushed from the caches where the "

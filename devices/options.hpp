@@ -31,6 +31,10 @@ struct timing_options {
   /// (devices/runner/timed_sample.hpp); 0 compares them with the
   /// baseline's only.
   uint32_t reference_samples = 4;
+  /// CPU devices: take the time other tasks had the core in a timed call
+  /// off its sample (devices/runner/run_delay.hpp). Only
+  /// bench/contention_bench turns it off, to show what it does.
+  bool take_off_others = true;
 };
 
 /// How the CPU device compiles and runs candidates.

@@ -18,7 +18,7 @@
 namespace eat::devices {
 
 EAT_DESCRIBE(timing_options, warmup, min_samples, min_time_s, max_time_s,
-  max_rel_se, check_seeds, reference_samples)
+  max_rel_se, check_seeds, reference_samples, take_off_others)
 
 /// Child fd on which the runner reads its request.
 constexpr int runner_request_fd = 3;
@@ -105,6 +105,10 @@ struct workload_report {
   /// With kernel processes: the round trip of an empty call that was
   /// taken off every sample (median over the workload); 0 otherwise.
   int64_t call_overhead_ns = 0;
+  /// The time other tasks had the core during the timed calls, taken off
+  /// their samples (devices/runner/run_delay.hpp), summed per kernel.
+  int64_t baseline_others_ns = 0;
+  int64_t candidate_others_ns = 0;
 };
 
 /// The runner's answer.
@@ -140,6 +144,10 @@ struct runner_reply {
   /// (kernel_host::idle_cpu_ns, kernel_host::during_other).
   int64_t candidate_idle_cpu_ns = 0;
   int64_t candidate_cpu_during_baseline_ns = 0;
+  /// Why the time other tasks had the core could not be taken off the
+  /// samples (the schedstat of the thread that made the calls could not be
+  /// read); "" when it was.
+  std::string others_not_taken_off;
 };
 
 EAT_DESCRIBE(runner_limits, address_space_mib, cpu_s, file_size_mib,
@@ -149,9 +157,11 @@ EAT_DESCRIBE(runner_request, nonce, kind, dtype, atol, rtol, matched_ratio,
   seed, timing, core, limits, kernel_processes)
 EAT_DESCRIBE(workload_report, workload, status, detail, max_abs_error,
   max_rel_error, baseline_ns, candidate_ns, candidate_cpu_ns, candidate_wall_ns,
-  input_sets, set_bytes, call_overhead_ns)
+  input_sets, set_bytes, call_overhead_ns, baseline_others_ns,
+  candidate_others_ns)
 EAT_DESCRIBE(runner_reply, nonce, status, detail, workloads, network_isolated,
   pid_isolated, tasks_capped, core, kernel_uid, cgroup_cpu_time,
-  kernel_processes, candidate_idle_cpu_ns, candidate_cpu_during_baseline_ns)
+  kernel_processes, candidate_idle_cpu_ns, candidate_cpu_during_baseline_ns,
+  others_not_taken_off)
 
 } // namespace eat::devices

@@ -131,6 +131,9 @@ runner_reply run_in_kernel_processes(
   }
   ctx.baseline_host = baseline.get();
   ctx.candidate_host = candidate.get();
+  for (const auto* host : {baseline.get(), candidate.get()})
+    if (!host->schedstat_why_not().empty())
+      reply.others_not_taken_off = host->schedstat_why_not();
   baseline->watch(candidate.get());
   candidate->watch(baseline.get());
   reply = run_workloads(req, ctx, std::move(reply));
@@ -285,6 +288,8 @@ workload_report check_then_time(const std::string& name,
   report.input_sets = timed.input_sets;
   report.set_bytes = timed.set_bytes;
   report.call_overhead_ns = timed.call_overhead_ns;
+  report.baseline_others_ns = timed.baseline_others_ns;
+  report.candidate_others_ns = timed.candidate_others_ns;
   return report;
 }
 
@@ -311,7 +316,13 @@ runner_reply run_request(const runner_request& req) {
     k.entry);
   if (entries.status != eval_status::passed)
     return fail(entries.status, std::move(entries.detail));
-  return run_workloads(req, make_context(req, k, entries), std::move(reply));
+  auto ctx = make_context(req, k, entries);
+  auto sched = schedstat_file::of_this_thread();
+  if (sched.is_open())
+    ctx.caller_sched = &sched;
+  else
+    reply.others_not_taken_off = sched.why_not();
+  return run_workloads(req, ctx, std::move(reply));
 }
 
 } // namespace eat::devices

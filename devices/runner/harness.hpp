@@ -47,6 +47,9 @@ struct harness_context {
   /// candidate (`baseline` and `candidate` are then null).
   kernel_host* baseline_host = nullptr;
   kernel_host* candidate_host = nullptr;
+  /// Without kernel processes: the schedstat of the runner's thread, which
+  /// makes the calls (run_delay.hpp); null when none could be opened.
+  const schedstat_file* caller_sched = nullptr;
   /// With kernel processes (secrets.hpp): the key of the keyed hashes by
   /// which the runner sees whether a kernel's process wrote buffers it must
   /// not, and the key under which the baseline's timed outputs are kept
@@ -152,6 +155,10 @@ struct timing_outcome {
   /// With kernel processes: the median round trip of an empty call, taken
   /// off every sample.
   int64_t call_overhead_ns = 0;
+  /// The time other tasks had the core in the timed calls, taken off their
+  /// samples (devices/runner/run_delay.hpp), summed per kernel.
+  int64_t baseline_others_ns = 0;
+  int64_t candidate_others_ns = 0;
 };
 
 /// The report of workload `name`: `check`'s verdict and errors, then, if

@@ -29,6 +29,7 @@
 #include "actors/protocol/result.hpp"
 #include "devices/kinds/problem.hpp"
 #include "devices/page_allocator.hpp"
+#include "devices/runner/run_delay.hpp"
 #include "devices/shared_arena.hpp"
 
 namespace eat::devices {
@@ -95,6 +96,10 @@ struct host_call {
   int64_t wall_ns = 0;
   /// The process's CPU time over the call (all its threads).
   int64_t cpu_ns = 0;
+  /// The part of wall_ns in which other tasks had the core while the
+  /// process's main thread waited for it (devices/runner/run_delay.hpp);
+  /// 0 where its schedstat cannot be read.
+  int64_t others_ns = 0;
   /// Why the process failed (it died or exited during the call, or a
   /// kernel's process stopped), or "".
   std::string error;
@@ -153,6 +158,12 @@ public:
   /// them would otherwise take a page fault in a timed call (a first block
   /// of calls at 3.5x their time: docs/harness.md, "Kernel processes").
   host_call map_arena();
+
+  /// Why the main thread's schedstat could not be opened ("" when it was:
+  /// the time other tasks had the core is then taken off each call).
+  const std::string& schedstat_why_not() const {
+    return sched_.why_not();
+  }
 
   /// CPU time the process used between its calls since it loaded.
   int64_t idle_cpu_ns() const {
@@ -216,6 +227,8 @@ private:
   pid_t pid_;
   std::string role_;
   clockid_t clock_ = 0;
+  /// The main thread's schedstat (run_delay.hpp).
+  schedstat_file sched_;
   uint32_t seq_ = 1;
   int64_t last_cpu_ = 0;
   int64_t idle_cpu_ns_ = 0;

@@ -8,6 +8,7 @@
 #include "devices/runner/checks.hpp"
 #include "devices/runner/harness.hpp"
 #include "devices/runner/kernel_host.hpp"
+#include "devices/runner/run_delay.hpp"
 #include "devices/runner/secrets.hpp"
 #include "devices/runner/timed_sample.hpp"
 #include "devices/runner/timing_sets.hpp"
@@ -34,6 +35,9 @@ struct timed_call {
   int64_t span_ns;
   /// With kernel processes: why the call failed, or "".
   std::string error;
+  /// The part of wall_ns in which other tasks had the core
+  /// (devices/runner/run_delay.hpp), which the sample leaves out.
+  int64_t others_ns = 0;
   eval_status status = eval_status::passed;
 };
 
@@ -73,7 +77,8 @@ timed_call time_in_process_of_its_own(const harness_context& ctx,
   kernel_role who, kernel_host& host, const problem& p, input_set& set,
   kernel_outputs& out) {
   auto c = host.call(p, set.pointers.data(), out.pointers.data());
-  timed_call result{c.wall_ns, c.cpu_ns, c.wall_ns, std::move(c.error)};
+  timed_call result{
+    c.wall_ns, c.cpu_ns, c.wall_ns, std::move(c.error), c.others_ns};
   if (!result.error.empty()) {
     result.status = c.status;
     return result;
@@ -109,20 +114,31 @@ timed_call time_one(const harness_context& ctx, kernel_role who,
       = who == kernel_role::baseline ? ctx.baseline_host : ctx.candidate_host)
     return time_in_process_of_its_own(ctx, who, *host, p, set, out);
   void* fn = who == kernel_role::baseline ? ctx.baseline : ctx.candidate;
+  const auto* sched = ctx.caller_sched;
   auto s0 = std::chrono::steady_clock::now();
   auto cpu0 = process_cpu_ns();
+  auto own0 = sched != nullptr ? other_cpu_now() : other_cpu{};
+  auto sched0 = sched != nullptr ? sched->read() : sched_reading{};
   auto t0 = std::chrono::steady_clock::now();
   asm volatile("" ::: "memory");
   p.call(fn, set.pointers.data(), out.pointers.data());
   asm volatile("" ::: "memory");
   auto t1 = std::chrono::steady_clock::now();
+  auto sched1 = sched != nullptr ? sched->read() : sched_reading{};
+  auto own1 = sched != nullptr ? other_cpu_now() : other_cpu{};
   auto cpu1 = process_cpu_ns();
   auto s1 = std::chrono::steady_clock::now();
   auto ns = [](auto d) {
     return static_cast<int64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(d).count());
   };
-  return {ns(t1 - t0), cpu1 - cpu0, ns(s1 - s0), {}};
+  auto wall = ns(t1 - t0);
+  // The most the kernel's other threads and processes can have run
+  // (other_cpu_now); unreadable, the whole call.
+  auto own_ns
+    = own0.error.empty() && own1.error.empty() ? own1.most - own0.least : wall;
+  return {wall, cpu1 - cpu0, ns(s1 - s0), {},
+    std::min(wall, others_time_ns(sched0, sched1, own_ns))};
 }
 
 /// One paired round: times baseline and candidate once each, on the sets
@@ -321,6 +337,8 @@ timing_outcome time_workload(
       redraw_all(p, sets, gen);
     }
     auto [base, cand] = run_round(ctx, p, sets, round, flush, gen);
+    if (!ctx.timing.take_off_others)
+      base.others_ns = cand.others_ns = 0;
     for (auto* call : {&base, &cand})
       if (!call->error.empty())
         return fail(call->status, std::move(call->error));
@@ -332,16 +350,23 @@ timing_outcome time_workload(
       auto nothing = ctx.baseline_host->call_nothing();
       if (!nothing.error.empty())
         return fail(eval_status::runtime_error, std::move(nothing.error));
-      empty_ns.push_back(static_cast<double>(nothing.wall_ns));
+      if (!ctx.timing.take_off_others)
+        nothing.others_ns = 0;
+      empty_ns.push_back(
+        static_cast<double>(nothing.wall_ns - nothing.others_ns));
     }
-    result.baseline_ns.push_back(base.wall_ns);
-    result.candidate_ns.push_back(cand.wall_ns);
+    result.baseline_ns.push_back(
+      std::max<int64_t>(1, base.wall_ns - base.others_ns));
+    result.candidate_ns.push_back(
+      std::max<int64_t>(1, cand.wall_ns - cand.others_ns));
+    result.baseline_others_ns += base.others_ns;
+    result.candidate_others_ns += cand.others_ns;
     result.candidate_wall_ns += cand.span_ns;
     result.candidate_cpu_ns += cand.cpu_ns;
     auto elapsed
       = std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
-    if (rule.done(cand.wall_ns, elapsed))
+    if (rule.done(result.candidate_ns.back(), elapsed))
       break;
   }
   result = verify_timed(

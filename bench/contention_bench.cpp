@@ -5,8 +5,8 @@
 // device's core").
 //
 // The sgemm task's three workloads; the candidate is the packed template
-// (mr 6, nr 32, kc 256, mc 96: calls of tens of microseconds against the
-// baseline's milliseconds). The load is the red team's of 2026-12-07: a
+// (mr 6, nr 32, kc 256, mc 96: calls about 30 times shorter than the
+// baseline's). The load is the red team's of 2026-12-07: a
 // process pinned to the device's core that sleeps 300 us, then spins
 // 300 us, until killed. Each of `--rounds` rounds (default 3) evaluates the
 // candidate four times, in an order that turns from round to round: quiet

@@ -69,9 +69,10 @@ std::string others_text(const timing_options& t, const runner_reply& r) {
     baseline_ns += w.baseline_others_ns;
     candidate_ns += w.candidate_others_ns;
   }
-  return "the time other tasks had the core in a timed call (its thread's "
-         "wait for the core, less its own threads' CPU time) taken off the "
-         "sample: "
+  return "the time other tasks had the core in a timed call (from the "
+         "schedstat waits of the kernel's and the runner's threads, never "
+         "more than the call's time less the kernel's CPU time) taken off "
+         "the sample: "
          + short_number(static_cast<double>(baseline_ns) / 1e6)
          + " ms of the baseline's calls, "
          + short_number(static_cast<double>(candidate_ns) / 1e6)

@@ -186,6 +186,7 @@ kernel_host::kernel_host(
   if (::clock_getcpuclockid(pid_, &clock_) != 0)
     clock_ = 0;
   sched_ = schedstat_file::of_child(pid_);
+  runner_sched_ = schedstat_file::of_this_thread();
 }
 
 kernel_host::~kernel_host() {
@@ -272,11 +273,13 @@ host_call kernel_host::post(uint32_t op) {
   // wait not yet counted: the wait read is the call's.
   auto runner0 = thread_cpu_ns();
   auto sched0 = sched_.read();
+  auto runner_sched0 = runner_sched_.read();
   auto t0 = steady_ns();
   control_->go.store(seq, std::memory_order_release);
   futex_wake(control_->go);
   auto failed = wait_done(seq);
   auto t1 = steady_ns();
+  auto runner_sched1 = runner_sched_.read();
   auto sched1 = sched_.read();
   auto cpu_at_end = cpu_now();
   auto runner_ns = thread_cpu_ns() - runner0;
@@ -304,17 +307,25 @@ host_call kernel_host::post(uint32_t op) {
   last_cpu_ = cpu1;
   result.wall_ns = t1 - t0;
   result.cpu_ns = cpu1 - cpu0;
-  // Not taken off: what the process's other threads ran (it starts no
-  // processes), and the runner's own part of the round trip (posting,
-  // waking, waiting), which shares the core: the process waits for it
-  // when its wake-up does not preempt the runner (about 2 us of an empty
-  // call, then, on the development VM), and an empty call's round trip,
-  // taken off every sample, holds it.
-  auto own_ns = sched0.ran_ns < 0 || sched1.ran_ns < 0 || cpu_at_end < 0
+  // Two waits hold the time other tasks had the core, and each is taken
+  // at its least:
+  // - the process's wait, less what its other threads ran (it starts no
+  //   processes) and the runner's own part of the round trip (posting,
+  //   waking, waiting), which shares the core: the process waits for it
+  //   when its wake-up does not preempt the runner (about 2 us of an
+  //   empty call, then, on the development VM), and an empty call's round
+  //   trip, taken off every sample, holds it;
+  // - the runner's wait, less all the process ran: mostly the kernel's
+  //   wake-up preempts the runner, which then waits until the call has
+  //   ended, and for other tasks after that, a wait the process's misses.
+  // Both count other tasks' time, some of it twice: the larger is taken.
+  auto process_ns = cpu_at_end < 0 ? result.wall_ns : cpu_at_end - cpu0;
+  auto own_ns = sched0.ran_ns < 0 || sched1.ran_ns < 0
                   ? result.wall_ns
-                  : cpu_at_end - cpu0 - (sched1.ran_ns - sched0.ran_ns);
-  result.others_ns = std::min(
-    result.wall_ns, others_time_ns(sched0, sched1, own_ns + runner_ns));
+                  : process_ns - (sched1.ran_ns - sched0.ran_ns);
+  result.others_ns = std::min(result.wall_ns,
+    std::max(others_time_ns(sched0, sched1, own_ns + runner_ns),
+      others_time_ns(runner_sched0, runner_sched1, process_ns)));
   if (watching) {
     auto other1 = watched_->cpu_now();
     if (other0 < 0 || other1 < 0) {

@@ -227,8 +227,10 @@ private:
   pid_t pid_;
   std::string role_;
   clockid_t clock_ = 0;
-  /// The main thread's schedstat (run_delay.hpp).
+  /// The main thread's schedstat, and that of the runner's thread that
+  /// makes the calls (run_delay.hpp).
   schedstat_file sched_;
+  schedstat_file runner_sched_;
   uint32_t seq_ = 1;
   int64_t last_cpu_ = 0;
   int64_t idle_cpu_ns_ = 0;

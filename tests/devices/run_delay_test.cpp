@@ -182,3 +182,40 @@ TEST_CASE("with take_off_others off the method says the time other tasks "
   CHECK(contains(r.method, "the time other tasks had the core left in"));
   CHECK(taken_off_ms(r.method).first == -1);
 }
+
+TEST_CASE("a kernel whose calling thread yields to its own helper thread "
+          "gets none of the helper's time taken off") {
+  // In its own process the candidate's main thread waits for the core
+  // while its helper computes the outputs: the wait is the kernel's own
+  // work, and only other tasks' time may come off. Were it taken off,
+  // the candidate's samples would be the thread's start-up alone.
+  const char* yields = R"(#include <atomic>
+#include <cstdint>
+#include <sched.h>
+#include <thread>
+
+extern "C" void eat_gemm(
+  const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k) {
+  std::atomic<bool> done{false};
+  std::thread helper{[&] {
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        float sum = 0.0f;
+        for (int64_t p = 0; p < k; ++p)
+          sum += a[i * k + p] * b[p * n + j];
+        c[i * n + j] = sum;
+      }
+    done.store(true, std::memory_order_release);
+  }};
+  while (!done.load(std::memory_order_acquire))
+    sched_yield();
+  helper.join();
+}
+)";
+  auto r = evaluate_rounds(yields, gemm_workload(96, 96, 96), 20);
+  INFO(r.detail);
+  REQUIRE(r.status == eval_status::passed);
+  INFO(r.method);
+  CHECK(taken_off_ms(r.method).second >= 0);
+  CHECK(r.geomean_speedup < 1.3);
+}

@@ -133,7 +133,7 @@ TEST_CASE("a thread that shares its core with a spinning process waits for "
   CHECK(others_time_ns(before, after, 0) > 50'000'000);
 }
 
-TEST_CASE("a process that is not a child has no schedstat to read") {
+TEST_CASE("a process that does not exist has no schedstat to read") {
   auto none = schedstat_file::of_child(999'999'999);
   CHECK_FALSE(none.is_open());
   CHECK(contains(none.why_not(), "pidfd_open"));
@@ -189,29 +189,12 @@ TEST_CASE("a kernel whose calling thread yields to its own helper thread "
   // while its helper computes the outputs: the wait is the kernel's own
   // work, and only other tasks' time may come off. Were it taken off,
   // the candidate's samples would be the thread's start-up alone.
-  const char* yields = R"(#include <atomic>
-#include <cstdint>
-#include <sched.h>
-#include <thread>
-
-extern "C" void eat_gemm(
-  const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k) {
-  std::atomic<bool> done{false};
-  std::thread helper{[&] {
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j) {
-        float sum = 0.0f;
-        for (int64_t p = 0; p < k; ++p)
-          sum += a[i * k + p] * b[p * n + j];
-        c[i * n + j] = sum;
-      }
-    done.store(true, std::memory_order_release);
-  }};
-  while (!done.load(std::memory_order_acquire))
-    sched_yield();
-  helper.join();
-}
-)";
+  auto yields
+    = naive_kernel("std::atomic<bool> done{false};\n  std::thread helper{[&] {",
+      "    done.store(true, std::memory_order_release);\n  }};\n"
+      "  while (!done.load(std::memory_order_acquire))\n"
+      "    sched_yield();\n  helper.join();",
+      "#include <atomic>\n#include <sched.h>\n#include <thread>\n");
   auto r = evaluate_rounds(yields, gemm_workload(96, 96, 96), 20);
   INFO(r.detail);
   REQUIRE(r.status == eval_status::passed);

@@ -18,6 +18,7 @@
 #include <linux/sockios.h>
 #include <sched.h>
 #include <sys/epoll.h>
+#include <sys/file.h>
 #include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/ipc.h>
@@ -293,6 +294,27 @@ TEST_CASE("a confined process cannot start reads of a file ahead") {
       "readahead fails with EPERM");
     char byte;
     expect(::pread(fd, &byte, 1, 0) == 1, "pread works");
+  }) == "");
+}
+
+TEST_CASE("a confined process takes and tests no file lock") {
+  // A red team's kernel held a read lock on a system file through each of
+  // its calls: a process on the other core, testing the lock, aimed disk
+  // interrupts at the baseline's calls.
+  CHECK(run_confined([] {
+    int fd = ::open("/proc/self/exe", O_RDONLY);
+    expect(fd >= 0, "open for reading works");
+    struct flock lock {};
+    lock.l_type = F_RDLCK;
+    lock.l_whence = SEEK_SET;
+    lock.l_len = 1;
+    for (int cmd :
+      {F_SETLK, F_SETLKW, F_GETLK, F_OFD_SETLK, F_OFD_SETLKW, F_OFD_GETLK})
+      expect(failed_with(::fcntl(fd, cmd, &lock), EPERM),
+        "fcntl lock command " + std::to_string(cmd) + " fails with EPERM");
+    expect(failed_with(::flock(fd, LOCK_SH | LOCK_NB), EPERM),
+      "flock fails with EPERM");
+    expect(::fcntl(fd, F_GETFL) >= 0, "fcntl(F_GETFL) works");
   }) == "");
 }
 

@@ -6,7 +6,9 @@
 #include <catch2/catch.hpp>
 
 #include "actors/protocol/error.hpp"
+#include "actors/protocol/wire.hpp"
 #include "devices/gpu_runner_client.hpp"
+#include "devices/gpu_runner_protocol.hpp"
 #include "devices/subprocess.hpp"
 #include "tests/devices/gpu_support.hpp"
 #include "tests/devices/test_support.hpp"
@@ -94,6 +96,33 @@ TEST_CASE("a GPU runner reports a GPU it cannot use, or a missing kernel") {
       CHECK_THAT(out->reply->detail, Catch::Contains("the task's reference"));
     }
   }
+}
+
+TEST_CASE("a GPU runner's reply decodes as the CPU runner's reply with "
+          "every field it shares") {
+  // The GPU device reads how a runner ended through the CPU runner's
+  // reply: a field the CPU reply gains must travel in the GPU's too.
+  gpu_runner_reply gpu;
+  gpu.nonce = 7;
+  gpu.status = eval_status::rejected;
+  gpu.detail = "why";
+  gpu.workloads.resize(1);
+  gpu.workloads[0].workload = "w";
+  gpu.workloads[0].baseline_others_ns = 3;
+  gpu.core = 2;
+  gpu.candidate_idle_cpu_ns = 5;
+  gpu.others_not_taken_off = "not read";
+  gpu.gpu_name = "H200";
+  auto cpu = wire::decode<runner_reply>(wire::encode(gpu));
+  REQUIRE(cpu);
+  CHECK(cpu->nonce == 7);
+  CHECK(cpu->status == eval_status::rejected);
+  CHECK(cpu->detail == "why");
+  REQUIRE(cpu->workloads.size() == 1);
+  CHECK(cpu->workloads[0].baseline_others_ns == 3);
+  CHECK(cpu->core == 2);
+  CHECK(cpu->candidate_idle_cpu_ns == 5);
+  CHECK(cpu->others_not_taken_off == "not read");
 }
 
 #if EAT_TEST_HAVE_CUDA

@@ -79,6 +79,35 @@ std::string others_text(const timing_options& t, const runner_reply& r) {
          + " ms of the candidate's";
 }
 
+/// What was counted of the interrupts on the device's core
+/// (devices/runner/interrupts.hpp).
+std::string interrupts_text(const runner_reply& r) {
+  if (!r.interrupts_not_counted.empty())
+    return "interrupts on the device's core not counted ("
+           + r.interrupts_not_counted + ")";
+  interrupt_tally sum;
+  for (const auto& w : r.workloads) {
+    sum.rounds += w.interrupts.rounds;
+    sum.baseline += w.interrupts.baseline;
+    sum.baseline_ns += w.interrupts.baseline_ns;
+    sum.candidate += w.interrupts.candidate;
+    sum.candidate_ns += w.interrupts.candidate_ns;
+    sum.all += w.interrupts.all;
+    sum.all_ns += w.interrupts.all_ns;
+  }
+  auto ms = [](int64_t ns) {
+    return short_number(static_cast<double>(ns) / 1e6) + " ms";
+  };
+  return "interrupts on the device's core (its timer's left out) counted "
+         "around both kernels' calls in every round or a secret share, and "
+         "rejected when the baseline's are far above their share by time: "
+         + std::to_string(sum.baseline) + " in the baseline's calls ("
+         + ms(sum.baseline_ns) + "), " + std::to_string(sum.candidate)
+         + " in the candidate's (" + ms(sum.candidate_ns) + ") over "
+         + std::to_string(sum.rounds) + " rounds, " + std::to_string(sum.all)
+         + " in all " + ms(sum.all_ns) + " of timing";
+}
+
 /// How a CPU evaluation is measured (BENCHMARK-PROTOCOL.md section 5);
 /// `reply` (null if the runner gave none) says how it was sandboxed.
 std::string measurement_method(
@@ -99,7 +128,7 @@ std::string measurement_method(
                      + std::to_string(r.candidate_cpu_during_baseline_ns / 1000)
                      + " us while the baseline's ran)"
                  : std::string{"cpu: steady_clock around each call"};
-  return clock + "; " + others_text(t, r)
+  return clock + "; " + others_text(t, r) + "; " + interrupts_text(r)
          + "; baseline and candidate "
            "interleaved in random order; input sets rotated (> max(2x LLC, "
            "32 MiB), up to 128 MiB, inputs flushed from the caches where the "

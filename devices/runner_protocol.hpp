@@ -80,6 +80,23 @@ struct runner_request {
   bool kernel_processes = false;
 };
 
+/// Interrupts on the device's core during one workload's timing, its
+/// timer's left out (devices/runner/interrupts.hpp); all 0 when they could
+/// not be counted.
+struct interrupt_tally {
+  /// Rounds whose two calls were watched, and in those calls each
+  /// kernel's interrupts and wall time (each call with the reads around
+  /// it).
+  uint64_t rounds = 0;
+  int64_t baseline = 0;
+  int64_t baseline_ns = 0;
+  int64_t candidate = 0;
+  int64_t candidate_ns = 0;
+  /// Over the whole timing, the watched calls included, and its wall time.
+  int64_t all = 0;
+  int64_t all_ns = 0;
+};
+
 /// What the runner measured on one workload.
 struct workload_report {
   std::string workload;
@@ -109,6 +126,8 @@ struct workload_report {
   /// their samples (devices/runner/run_delay.hpp), summed per kernel.
   int64_t baseline_others_ns = 0;
   int64_t candidate_others_ns = 0;
+  /// Interrupts on the device's core while timing.
+  interrupt_tally interrupts;
 };
 
 /// The runner's answer.
@@ -148,6 +167,9 @@ struct runner_reply {
   /// samples (the schedstat of the thread that made the calls could not be
   /// read); "" when it was.
   std::string others_not_taken_off;
+  /// Why the interrupts on the device's core were not counted
+  /// (devices/runner/interrupts.hpp); "" when they were.
+  std::string interrupts_not_counted;
 };
 
 EAT_DESCRIBE(runner_limits, address_space_mib, cpu_s, file_size_mib,
@@ -155,13 +177,15 @@ EAT_DESCRIBE(runner_limits, address_space_mib, cpu_s, file_size_mib,
 EAT_DESCRIBE(runner_request, nonce, kind, dtype, atol, rtol, matched_ratio,
   max_error, deterministic, workloads, reference_so, baseline_so, candidate_so,
   seed, timing, core, limits, kernel_processes)
+EAT_DESCRIBE(interrupt_tally, rounds, baseline, baseline_ns, candidate,
+  candidate_ns, all, all_ns)
 EAT_DESCRIBE(workload_report, workload, status, detail, max_abs_error,
   max_rel_error, baseline_ns, candidate_ns, candidate_cpu_ns, candidate_wall_ns,
   input_sets, set_bytes, call_overhead_ns, baseline_others_ns,
-  candidate_others_ns)
+  candidate_others_ns, interrupts)
 EAT_DESCRIBE(runner_reply, nonce, status, detail, workloads, network_isolated,
   pid_isolated, tasks_capped, core, kernel_uid, cgroup_cpu_time,
   kernel_processes, candidate_idle_cpu_ns, candidate_cpu_during_baseline_ns,
-  others_not_taken_off)
+  others_not_taken_off, interrupts_not_counted)
 
 } // namespace eat::devices

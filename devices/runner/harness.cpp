@@ -136,6 +136,12 @@ runner_reply run_in_kernel_processes(
       reply.others_not_taken_off = host->schedstat_why_not();
   baseline->watch(candidate.get());
   candidate->watch(baseline.get());
+  // Opened once the kernels' processes run: they inherit no descriptor.
+  auto interrupts = interrupt_counter::of_core(req.core);
+  if (interrupts.is_open())
+    ctx.interrupts = &interrupts;
+  else
+    reply.interrupts_not_counted = interrupts.why_not();
   reply = run_workloads(req, ctx, std::move(reply));
   reply.candidate_idle_cpu_ns = candidate->idle_cpu_ns();
   reply.candidate_cpu_during_baseline_ns = candidate->during_other().cpu_ns;
@@ -290,6 +296,7 @@ workload_report check_then_time(const std::string& name,
   report.call_overhead_ns = timed.call_overhead_ns;
   report.baseline_others_ns = timed.baseline_others_ns;
   report.candidate_others_ns = timed.candidate_others_ns;
+  report.interrupts = timed.interrupts;
   return report;
 }
 
@@ -322,6 +329,11 @@ runner_reply run_request(const runner_request& req) {
     ctx.caller_sched = &sched;
   else
     reply.others_not_taken_off = sched.why_not();
+  auto interrupts = interrupt_counter::of_core(req.core);
+  if (interrupts.is_open())
+    ctx.interrupts = &interrupts;
+  else
+    reply.interrupts_not_counted = interrupts.why_not();
   return run_workloads(req, ctx, std::move(reply));
 }
 

@@ -17,6 +17,7 @@
 #include "devices/kind.hpp"
 #include "devices/options.hpp"
 #include "devices/runner/code_lock.hpp"
+#include "devices/runner/interrupts.hpp"
 #include "devices/runner/kernel_host.hpp"
 #include "devices/runner/secrets.hpp"
 #include "devices/runner/timing_sets.hpp"
@@ -50,6 +51,9 @@ struct harness_context {
   /// Without kernel processes: the schedstat of the runner's thread, which
   /// makes the calls (run_delay.hpp); null when none could be opened.
   const schedstat_file* caller_sched = nullptr;
+  /// The interrupts on the device's core (interrupts.hpp); null when they
+  /// cannot be counted.
+  const interrupt_counter* interrupts = nullptr;
   /// With kernel processes (secrets.hpp): the key of the keyed hashes by
   /// which the runner sees whether a kernel's process wrote buffers it must
   /// not, and the key under which the baseline's timed outputs are kept
@@ -159,6 +163,8 @@ struct timing_outcome {
   /// samples (devices/runner/run_delay.hpp), summed per kernel.
   int64_t baseline_others_ns = 0;
   int64_t candidate_others_ns = 0;
+  /// Interrupts on the device's core while timing (interrupts.hpp).
+  interrupt_tally interrupts;
 };
 
 /// The report of workload `name`: `check`'s verdict and errors, then, if

@@ -7,6 +7,7 @@
 #include "devices/kinds/problem.hpp"
 #include "devices/runner/checks.hpp"
 #include "devices/runner/harness.hpp"
+#include "devices/runner/interrupts.hpp"
 #include "devices/runner/kernel_host.hpp"
 #include "devices/runner/run_delay.hpp"
 #include "devices/runner/secrets.hpp"
@@ -39,7 +40,34 @@ struct timed_call {
   /// (devices/runner/run_delay.hpp), which the sample leaves out.
   int64_t others_ns = 0;
   eval_status status = eval_status::passed;
+  /// Watched calls (interrupts.hpp): the interrupts on the device's core
+  /// between reads just outside the call (-1: not counted), and the wall
+  /// time between those reads.
+  int64_t interrupts = -1;
+  int64_t interrupts_window_ns = 0;
 };
+
+int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+    std::chrono::steady_clock::now().time_since_epoch())
+    .count();
+}
+
+/// The interrupts `watch` counts around `call()`, which returns a
+/// timed_call or a host_call, put in `into` (nothing without a watch).
+template<class Call>
+auto count_interrupts(
+  const interrupt_counter* watch, timed_call& into, const Call& call) {
+  if (watch == nullptr)
+    return call();
+  auto t0 = now_ns();
+  auto n0 = watch->read();
+  auto result = call();
+  auto n1 = watch->read();
+  into.interrupts_window_ns = now_ns() - t0;
+  into.interrupts = n0 >= 0 && n1 >= n0 ? n1 - n0 : -1;
+  return result;
+}
 
 uint64_t keyed_inputs_hash(const harness_context& ctx, const input_set& set) {
   return keyed_hash(ctx.hash_key, set.inputs);
@@ -75,10 +103,15 @@ std::string mask_baseline(
 /// with.
 timed_call time_in_process_of_its_own(const harness_context& ctx,
   kernel_role who, kernel_host& host, const problem& p, input_set& set,
-  kernel_outputs& out) {
-  auto c = host.call(p, set.pointers.data(), out.pointers.data());
+  kernel_outputs& out, const interrupt_counter* watch) {
+  timed_call counted;
+  auto c = count_interrupts(watch, counted, [&] {
+    return host.call(p, set.pointers.data(), out.pointers.data());
+  });
   timed_call result{
     c.wall_ns, c.cpu_ns, c.wall_ns, std::move(c.error), c.others_ns};
+  result.interrupts = counted.interrupts;
+  result.interrupts_window_ns = counted.interrupts_window_ns;
   if (!result.error.empty()) {
     result.status = c.status;
     return result;
@@ -102,17 +135,10 @@ timed_call time_in_process_of_its_own(const harness_context& ctx,
   return result;
 }
 
-/// Poisons `out` (and with `flush`, evicts the set's inputs from the
-/// caches), then times one call with the steady clock, compiler barriers
-/// keeping the call inside the timed region.
-timed_call time_one(const harness_context& ctx, kernel_role who,
-  const problem& p, input_set& set, kernel_outputs& out, bool flush) {
-  out.poison_data();
-  if (flush)
-    flush_inputs(set);
-  if (auto* host
-      = who == kernel_role::baseline ? ctx.baseline_host : ctx.candidate_host)
-    return time_in_process_of_its_own(ctx, who, *host, p, set, out);
+/// Times one call in the runner's process with the steady clock, compiler
+/// barriers keeping the call inside the timed region.
+timed_call time_here(const harness_context& ctx, kernel_role who,
+  const problem& p, input_set& set, kernel_outputs& out) {
   void* fn = who == kernel_role::baseline ? ctx.baseline : ctx.candidate;
   const auto* sched = ctx.caller_sched;
   auto s0 = std::chrono::steady_clock::now();
@@ -141,12 +167,34 @@ timed_call time_one(const harness_context& ctx, kernel_role who,
     std::min(wall, others_time_ns(sched0, sched1, own_ns))};
 }
 
+/// Poisons `out` (and with `flush`, evicts the set's inputs from the
+/// caches), then times one call, counting the interrupts around it with
+/// `watch` if set.
+timed_call time_one(const harness_context& ctx, kernel_role who,
+  const problem& p, input_set& set, kernel_outputs& out, bool flush,
+  const interrupt_counter* watch = nullptr) {
+  out.poison_data();
+  if (flush)
+    flush_inputs(set);
+  if (auto* host
+      = who == kernel_role::baseline ? ctx.baseline_host : ctx.candidate_host)
+    return time_in_process_of_its_own(ctx, who, *host, p, set, out, watch);
+  timed_call counted;
+  auto call = count_interrupts(watch, counted, [&] {
+    return time_here(ctx, who, p, set, out);
+  });
+  call.interrupts = counted.interrupts;
+  call.interrupts_window_ns = counted.interrupts_window_ns;
+  return call;
+}
+
 /// One paired round: times baseline and candidate once each, on the sets
-/// the schedule gives them (timing_sets.hpp), in an order drawn from `gen`.
+/// the schedule gives them (timing_sets.hpp), in an order drawn from `gen`,
+/// counting the interrupts around each call with `watch` if set.
 /// Returns {baseline, candidate}.
 std::pair<timed_call, timed_call> run_round(const harness_context& ctx,
   const problem& p, std::vector<input_set>& sets, size_t round, bool flush,
-  secret_rng& gen) {
+  secret_rng& gen, const interrupt_counter* watch) {
   auto which = ctx.candidate_host != nullptr
                  ? sets_of_drawn_round(round, sets.size())
                  : sets_of_round(round, sets.size());
@@ -154,13 +202,13 @@ std::pair<timed_call, timed_call> run_round(const harness_context& ctx,
   auto& cand_set = sets[which.candidate];
   auto baseline = [&] {
     base_set.baseline_generation = base_set.generation;
-    return time_one(
-      ctx, kernel_role::baseline, p, base_set, base_set.baseline_out, flush);
+    return time_one(ctx, kernel_role::baseline, p, base_set,
+      base_set.baseline_out, flush, watch);
   };
   auto candidate = [&] {
     cand_set.candidate_generation = cand_set.generation;
-    return time_one(
-      ctx, kernel_role::candidate, p, cand_set, cand_set.candidate_out, flush);
+    return time_one(ctx, kernel_role::candidate, p, cand_set,
+      cand_set.candidate_out, flush, watch);
   };
   if ((gen.next() & 1) != 0) {
     auto cand = candidate();
@@ -304,13 +352,18 @@ timing_outcome time_workload(
       if (auto mapped = host->map_arena(); !mapped.error.empty())
         return fail(eval_status::runtime_error, std::move(mapped.error));
   auto other = other_cpu_now();
+  // The baseline's last warm-up call: how long its calls take.
+  int64_t baseline_call_ns = 0;
   for (uint32_t i = 0; i < ctx.timing.warmup; ++i) {
     auto& set = sets[i % sets.size()];
     for (auto [who, out] : {std::pair{kernel_role::baseline, &set.baseline_out},
-           std::pair{kernel_role::candidate, &set.candidate_out}})
-      if (auto call = time_one(ctx, who, p, set, *out, false);
-          !call.error.empty())
+           std::pair{kernel_role::candidate, &set.candidate_out}}) {
+      auto call = time_one(ctx, who, p, set, *out, false);
+      if (!call.error.empty())
         return fail(call.status, std::move(call.error));
+      if (who == kernel_role::baseline)
+        baseline_call_ns = call.wall_ns;
+    }
   }
   // Each round's redraw seed and order: unpredictable (secrets.hpp).
   secret_rng gen;
@@ -319,7 +372,16 @@ timing_outcome time_workload(
   stopping_rule rule{ctx.timing};
   std::vector<double> empty_ns;
   beyond_samples beyond;
+  // In a secret share of the rounds (all but where the baseline's calls
+  // are short) both calls have their interrupts counted (interrupts.hpp).
+  interrupt_watch interrupts{ctx.interrupts};
+  const double watched
+    = interrupts.counter() == nullptr ? 0.0
+      : ctx.timing.warmup == 0
+        ? 1.0
+        : watched_fraction(baseline_call_ns, interrupts.counter()->read_ns());
   auto start = std::chrono::steady_clock::now();
+  interrupts.start(now_ns());
   for (size_t round = 0; round < max_rounds; ++round) {
     if (hosted) {
       // The candidate's set of this round: checked, then drawn anew.
@@ -336,7 +398,12 @@ timing_outcome time_workload(
         return fail(eval_status::incorrect, std::move(why));
       redraw_all(p, sets, gen);
     }
-    auto [base, cand] = run_round(ctx, p, sets, round, flush, gen);
+    const bool watch
+      = watched >= 1
+        || (watched > 0
+            && static_cast<double>(gen.next() >> 11) * 0x1p-53 < watched);
+    auto [base, cand] = run_round(
+      ctx, p, sets, round, flush, gen, watch ? interrupts.counter() : nullptr);
     if (!ctx.timing.take_off_others)
       base.others_ns = cand.others_ns = 0;
     for (auto* call : {&base, &cand})
@@ -361,6 +428,9 @@ timing_outcome time_workload(
       std::max<int64_t>(1, cand.wall_ns - cand.others_ns));
     result.baseline_others_ns += base.others_ns;
     result.candidate_others_ns += cand.others_ns;
+    if (watch)
+      interrupts.add(base.interrupts, base.interrupts_window_ns,
+        cand.interrupts, cand.interrupts_window_ns);
     result.candidate_wall_ns += cand.span_ns;
     result.candidate_cpu_ns += cand.cpu_ns;
     auto elapsed
@@ -369,6 +439,7 @@ timing_outcome time_workload(
     if (rule.done(result.candidate_ns.back(), elapsed))
       break;
   }
+  result.interrupts = interrupts.finish(now_ns());
   result = verify_timed(
     ctx, p, w, sets, other, beyond, {sample, gen}, std::move(result));
   if (hosted && result.status == eval_status::passed)
@@ -418,6 +489,11 @@ timing_outcome verify_timed(const harness_context& ctx, const problem& p,
       "hidden threads: " + std::to_string(result.candidate_cpu_ns)
         + " ns of CPU time in " + std::to_string(result.candidate_wall_ns)
         + " ns of wall time");
+  if (ctx.interrupts != nullptr)
+    if (auto why
+        = aimed_interrupts_text(result.interrupts, ctx.interrupts->core());
+        !why.empty())
+      return fail(eval_status::rejected, std::move(why));
   // Untimed, after the gates above: the baseline's calls do not count as
   // the candidate's CPU time.
   std::string failed_call;

@@ -1,0 +1,135 @@
+// Interrupts on the device's core during the timing (docs/harness.md,
+// "Interrupts on the device's core").
+//
+// An interrupt is no task: what it takes from a timed call is not in any
+// thread's schedstat (run_delay.hpp), so it stays in the sample. A device's
+// interrupts go to the cores its affinity names, and a process anywhere can
+// raise them: a red team's process on the other core kept O_DIRECT reads in
+// flight while only the baseline's calls ran, and the disk's completions,
+// about 26 us each, landed on the device's core (28.7 - 31.9x against
+// 24.9 - 26.6x on a quiet machine).
+//
+// The harness counts the interrupts on the device's core (/proc/interrupts,
+// all but the local timer's) around both kernels' timed calls, in every
+// round or, where a count costs too much against the baseline's call, in a
+// secret share of the rounds. Interrupts that do not follow the calls
+// fall in the baseline's calls at the share of the two kernels' time those
+// take; a count far above that share rejects the evaluation
+// (aimed_interrupts_text). The calls are compared with each other, not
+// with the time between them, where an attacker could put interrupts too.
+
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "devices/runner_protocol.hpp"
+
+namespace eat::devices {
+
+/// An open /proc/interrupts, read for one core. Opened once, read many
+/// times (each read formats the whole file: tens of microseconds).
+class interrupt_counter {
+public:
+  interrupt_counter() = default;
+  interrupt_counter(const interrupt_counter&) = delete;
+  interrupt_counter& operator=(const interrupt_counter&) = delete;
+  interrupt_counter(interrupt_counter&& other) noexcept;
+  interrupt_counter& operator=(interrupt_counter&& other) noexcept;
+  ~interrupt_counter();
+
+  /// Counts CPU `core`'s interrupts in `path` (a file in the format of
+  /// /proc/interrupts), which must have a column for it; measures what a
+  /// read costs.
+  static interrupt_counter of_core(
+    int32_t core, const std::string& path = "/proc/interrupts");
+
+  bool is_open() const {
+    return fd_ >= 0;
+  }
+
+  /// Why it is not open ("" when it is).
+  const std::string& why_not() const {
+    return why_not_;
+  }
+
+  int32_t core() const {
+    return core_;
+  }
+
+  /// The median time one read took when opened, in ns.
+  int64_t read_ns() const {
+    return read_ns_;
+  }
+
+  /// The core's interrupts so far, the local timer's left out; -1 when the
+  /// file could not be read.
+  int64_t read() const;
+
+private:
+  int fd_ = -1;
+  int32_t core_ = -1;
+  int64_t read_ns_ = 0;
+  std::string why_not_;
+  mutable std::string text_;
+};
+
+/// The interrupts of CPU `core` in `text` (the format of /proc/interrupts:
+/// a header of CPU columns, then one line per source), summed over every
+/// source but the local timer ("LOC", which ticks alike through any busy
+/// interval); -1 when the header has no column for the core.
+int64_t parse_interrupts(std::string_view text, int32_t core);
+
+/// The share of the rounds to count interrupts in, when the baseline's
+/// calls take about `call_ns` and a read `read_ns`: all of them while two
+/// reads cost at most a tenth of such a call, fewer in proportion below.
+double watched_fraction(int64_t call_ns, int64_t read_ns);
+
+/// An upper bound on the log of the chance that a Binomial(n, p) count
+/// reaches k (Chernoff: -n x KL(k/n || p)); 0 when k <= n p.
+double log_tail_bound(int64_t n, int64_t k, double p);
+
+/// Why the interrupts of `t`, counted on CPU `core`, look aimed at the
+/// baseline's calls, or "": when its watched calls had at least a quarter
+/// of an interrupt each above their share, by time, of the two kernels'
+/// watched calls' interrupts, and a share so large would come by chance
+/// less than once in 10^9.
+std::string aimed_interrupts_text(const interrupt_tally& t, int32_t core);
+
+/// One workload's count: `start` before the first timed round, `add`
+/// for each watched round, `finish` after the last round.
+class interrupt_watch {
+public:
+  /// Counts nothing with a null or closed counter.
+  explicit interrupt_watch(const interrupt_counter* counter)
+    : counter_(counter != nullptr && counter->is_open() ? counter : nullptr) {}
+
+  /// Whether there is a counter to read.
+  bool counting() const {
+    return counter_ != nullptr && start_ >= 0;
+  }
+
+  /// The counter, or null.
+  const interrupt_counter* counter() const {
+    return counter_;
+  }
+
+  void start(int64_t now_ns);
+
+  /// A watched round: the interrupts in each kernel's call (-1: not
+  /// read; the round is then left out) and the calls' windows.
+  void add(int64_t baseline, int64_t baseline_ns, int64_t candidate,
+    int64_t candidate_ns);
+
+  /// The tally, with the whole timing ending at `now_ns`.
+  interrupt_tally finish(int64_t now_ns);
+
+private:
+  const interrupt_counter* counter_;
+  int64_t start_ = -1;
+  int64_t start_ns_ = 0;
+  interrupt_tally tally_;
+};
+
+} // namespace eat::devices

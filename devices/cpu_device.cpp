@@ -100,7 +100,8 @@ std::string interrupts_text(const runner_reply& r) {
   };
   return "interrupts on the device's core (its timer's left out) counted "
          "around both kernels' calls in every round or a secret share, and "
-         "rejected when the baseline's are far above their share by time: "
+         "rejected when the baseline's calls have far more than the "
+         "candidate's rate allows: "
          + std::to_string(sum.baseline) + " in the baseline's calls ("
          + ms(sum.baseline_ns) + "), " + std::to_string(sum.candidate)
          + " in the candidate's (" + ms(sum.candidate_ns) + ") over "

@@ -92,6 +92,12 @@ struct interrupt_tally {
   int64_t baseline_ns = 0;
   int64_t candidate = 0;
   int64_t candidate_ns = 0;
+  /// The most interrupts an ms the candidate's calls allow (their count's
+  /// upper bound), and how many of the baseline's watched calls had more
+  /// than three in four calls of theirs would have at that rate
+  /// (interrupt_watch::finish).
+  double rate_bound_per_ms = 0;
+  uint64_t baseline_above = 0;
   /// Over the whole timing, the watched calls included, and its wall time.
   int64_t all = 0;
   int64_t all_ns = 0;
@@ -178,7 +184,7 @@ EAT_DESCRIBE(runner_request, nonce, kind, dtype, atol, rtol, matched_ratio,
   max_error, deterministic, workloads, reference_so, baseline_so, candidate_so,
   seed, timing, core, limits, kernel_processes)
 EAT_DESCRIBE(interrupt_tally, rounds, baseline, baseline_ns, candidate,
-  candidate_ns, all, all_ns)
+  candidate_ns, rate_bound_per_ms, baseline_above, all, all_ns)
 EAT_DESCRIBE(workload_report, workload, status, detail, max_abs_error,
   max_rel_error, baseline_ns, candidate_ns, candidate_cpu_ns, candidate_wall_ns,
   input_sets, set_bytes, call_overhead_ns, baseline_others_ns,

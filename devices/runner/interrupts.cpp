@@ -43,10 +43,13 @@ std::string_view next_word(std::string_view line, size_t& at) {
   return line.substr(from, at - from);
 }
 
+/// Whether `word` is a count: 1 to 18 digits (the kernel's are 32-bit;
+/// more would overflow the sum).
 bool is_count(std::string_view word) {
-  return !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
-    return c >= '0' && c <= '9';
-  });
+  return !word.empty() && word.size() <= 18
+         && std::all_of(word.begin(), word.end(), [](char c) {
+              return c >= '0' && c <= '9';
+            });
 }
 
 int64_t count_of(std::string_view word) {
@@ -185,44 +188,87 @@ double watched_fraction(int64_t call_ns, int64_t read_ns) {
     1.0);
 }
 
-double log_tail_bound(int64_t n, int64_t k, double p) {
-  if (n <= 0 || k <= 0 || static_cast<double>(k) <= p * static_cast<double>(n))
+double log_tail_bound(double n, double k, double p) {
+  if (n <= 0 || k <= 0 || k <= p * n)
     return 0;
   if (p <= 0)
     return -INFINITY;
-  auto a = std::min(1.0, static_cast<double>(k) / static_cast<double>(n));
+  auto a = std::min(1.0, k / n);
   auto kl = a * std::log(a / p);
   if (a < 1)
     kl += (1 - a) * std::log((1 - a) / (1 - p));
-  return -static_cast<double>(n) * kl;
+  return -n * kl;
+}
+
+double poisson_upper_bound(int64_t count) {
+  // P(X <= c) <= exp(-m) (e m / c)^c for a mean m above c; find the m at
+  // which that falls to 10^-10.
+  const double c = static_cast<double>(std::max<int64_t>(0, count));
+  const double target = std::log(1e-10);
+  auto log_bound = [&](double m) {
+    return c == 0 ? -m : -m + c + c * std::log(m / c);
+  };
+  double lo = std::max(c, 1e-9);
+  double hi = lo + 30;
+  while (log_bound(hi) > target)
+    hi *= 2;
+  for (int i = 0; i < 60; ++i) {
+    auto mid = (lo + hi) / 2;
+    (log_bound(mid) > target ? lo : hi) = mid;
+  }
+  return hi;
+}
+
+int64_t poisson_three_quarters(double mean) {
+  if (mean <= 0)
+    return 0;
+  // Sum the probabilities in log space (exp(-mean) underflows past ~700).
+  double log_p = -mean;
+  double below = 0; // P(X <= q) so far
+  int64_t q = 0;
+  const auto last = static_cast<int64_t>(mean + 20 * std::sqrt(mean) + 20);
+  for (; q < last; ++q) {
+    below += std::exp(log_p);
+    if (below >= 0.75)
+      return q;
+    log_p += std::log(mean) - std::log(static_cast<double>(q + 1));
+  }
+  return q;
 }
 
 std::string aimed_interrupts_text(const interrupt_tally& t, int32_t core) {
-  auto both = t.baseline + t.candidate;
-  auto both_ns = t.baseline_ns + t.candidate_ns;
-  if (t.rounds == 0 || both <= 0 || t.baseline_ns <= 0 || t.candidate_ns <= 0)
+  if (t.rounds == 0 || t.baseline_ns <= 0 || t.candidate_ns <= 0)
     return {};
-  auto share
-    = static_cast<double>(t.baseline_ns) / static_cast<double>(both_ns);
-  auto expected = share * static_cast<double>(both);
-  auto excess = static_cast<double>(t.baseline) - expected;
-  if (excess < 0.25 * static_cast<double>(t.rounds)
-      || log_tail_bound(both, t.baseline, share) > std::log(1e-9))
+  auto baseline_ns = static_cast<double>(t.baseline_ns);
+  auto candidate_ns = static_cast<double>(t.candidate_ns);
+  // What the baseline's calls had above the candidate's rate.
+  auto above = static_cast<double>(t.baseline)
+               - static_cast<double>(t.candidate) * baseline_ns / candidate_ns;
+  auto rounds = static_cast<double>(t.rounds);
+  if (above < 0.25 * rounds
+      || log_tail_bound(rounds, static_cast<double>(t.baseline_above), 0.25)
+           > std::log(1e-9))
     return {};
-  char about[32];
-  std::snprintf(about, sizeof(about), "%.0f", expected);
+  char figures[200];
+  std::snprintf(figures, sizeof(figures),
+    "%.2f an ms against %.2f; at %.2f an ms, the most the candidate's count "
+    "allows, %llu of the %llu watched calls of the baseline's had more than "
+    "three in four such calls would",
+    static_cast<double>(t.baseline) / baseline_ns * 1e6,
+    static_cast<double>(t.candidate) / candidate_ns * 1e6, t.rate_bound_per_ms,
+    static_cast<unsigned long long>(t.baseline_above),
+    static_cast<unsigned long long>(t.rounds));
   return "interrupts aimed at the baseline's calls: "
          + std::to_string(t.baseline) + " on the device's core (CPU "
          + std::to_string(core) + ", its timer's left out) in "
          + ms_text(t.baseline_ns) + " of the baseline's timed calls and "
          + std::to_string(t.candidate) + " in " + ms_text(t.candidate_ns)
          + " of the candidate's, over " + std::to_string(t.rounds)
-         + " watched rounds; at one rate the baseline's would have had about "
-         + about
-         + " (a share so large comes by chance less than once in 10^9). "
-           "Something timed disk or network I/O, whose completions "
-           "interrupt the core, to the baseline's calls; move the "
-           "devices' interrupts off the core (/proc/irq/*/smp_affinity_list)";
+         + " watched rounds: " + figures
+         + " (chance gives so many less than once in 10^9). Something timed "
+           "disk or network I/O, whose completions interrupt the core, to "
+           "the baseline's calls; move the devices' interrupts off the "
+           "core (/proc/irq/*/smp_affinity_list)";
 }
 
 void interrupt_watch::start(int64_t now_ns) {
@@ -241,6 +287,7 @@ void interrupt_watch::add(int64_t baseline, int64_t baseline_ns,
   tally_.candidate += candidate;
   tally_.candidate_ns += candidate_ns;
   ++tally_.rounds;
+  baseline_calls_.push_back({baseline, baseline_ns});
 }
 
 interrupt_tally interrupt_watch::finish(int64_t now_ns) {
@@ -251,6 +298,14 @@ interrupt_tally interrupt_watch::finish(int64_t now_ns) {
     return {};
   tally_.all = end - start_;
   tally_.all_ns = now_ns - start_ns_;
+  if (tally_.candidate_ns > 0) {
+    auto per_ns = poisson_upper_bound(tally_.candidate)
+                  / static_cast<double>(tally_.candidate_ns);
+    tally_.rate_bound_per_ms = per_ns * 1e6;
+    for (const auto& c : baseline_calls_)
+      if (c.count > poisson_three_quarters(per_ns * static_cast<double>(c.ns)))
+        ++tally_.baseline_above;
+  }
   return tally_;
 }
 

@@ -13,16 +13,22 @@
 // all but the local timer's) around both kernels' timed calls, in every
 // round or, where a count costs too much against the baseline's call, in a
 // secret share of the rounds. Interrupts that do not follow the calls
-// fall in the baseline's calls at the share of the two kernels' time those
-// take; a count far above that share rejects the evaluation
-// (aimed_interrupts_text). The calls are compared with each other, not
-// with the time between them, where an attacker could put interrupts too.
+// come at one rate in both kernels' calls. The candidate's calls bound
+// that rate from above; the baseline's calls that had more than three in
+// four calls would have at the bound are counted, and so many of them that
+// chance would not give it reject the evaluation (aimed_interrupts_text).
+// The calls are compared with each other, not with the time between them,
+// where an attacker could put interrupts too. Counting calls rather than
+// interrupts, a burst that chance put in one call (a disk flushing, a
+// packet train) weighs as one call; and a burst in the candidate's calls
+// only raises the bound.
 
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "devices/runner_protocol.hpp"
 
@@ -88,12 +94,21 @@ double watched_fraction(int64_t call_ns, int64_t read_ns);
 
 /// An upper bound on the log of the chance that a Binomial(n, p) count
 /// reaches k (Chernoff: -n x KL(k/n || p)); 0 when k <= n p.
-double log_tail_bound(int64_t n, int64_t k, double p);
+double log_tail_bound(double n, double k, double p);
+
+/// The largest mean of a Poisson count that gives at most `count` with a
+/// chance of 10^-10 or more (Chernoff's bound on the lower tail): where
+/// `count` interrupts came, no rate above mean / time is credible.
+double poisson_upper_bound(int64_t count);
+
+/// The least q with P(X <= q) >= 3/4 for a Poisson X of mean `mean`.
+int64_t poisson_three_quarters(double mean);
 
 /// Why the interrupts of `t`, counted on CPU `core`, look aimed at the
-/// baseline's calls, or "": when its watched calls had at least a quarter
-/// of an interrupt each above their share, by time, of the two kernels'
-/// watched calls' interrupts, and a share so large would come by chance
+/// baseline's calls, or "": when the baseline's calls had at least a
+/// quarter of an interrupt each more than they would at the rate of the
+/// candidate's, and more of them were above their three-quarter mark at
+/// the candidate's bound than one in four by a margin that chance gives
 /// less than once in 10^9.
 std::string aimed_interrupts_text(const interrupt_tally& t, int32_t core);
 
@@ -122,14 +137,20 @@ public:
   void add(int64_t baseline, int64_t baseline_ns, int64_t candidate,
     int64_t candidate_ns);
 
-  /// The tally, with the whole timing ending at `now_ns`.
+  /// The tally, with the whole timing ending at `now_ns`: the
+  /// candidate's bound, and the baseline's calls above their mark at it.
   interrupt_tally finish(int64_t now_ns);
 
 private:
+  struct call {
+    int64_t count;
+    int64_t ns;
+  };
   const interrupt_counter* counter_;
   int64_t start_ = -1;
   int64_t start_ns_ = 0;
   interrupt_tally tally_;
+  std::vector<call> baseline_calls_;
 };
 
 } // namespace eat::devices

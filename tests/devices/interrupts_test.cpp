@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cmath>
 #include <fstream>
+#include <random>
 #include <regex>
 #include <string>
 #include <thread>
@@ -66,6 +67,13 @@ TEST_CASE("a core without a column has no count") {
   CHECK(parse_interrupts(three_cpus, 4) == -1);
   CHECK(parse_interrupts("", 0) == -1);
   CHECK(parse_interrupts("garbage\n 1: 2 3\n", 0) == -1);
+}
+
+TEST_CASE("a line whose count is not a number of at most 18 digits counts "
+          "nothing") {
+  CHECK(parse_interrupts("  CPU0  CPU1\n 1: 5 x7 dev\n 2: 1 2 dev\n", 1) == 2);
+  CHECK(parse_interrupts("  CPU0\n 1: 1234567890123456789 dev\n 2: 3 dev\n", 0)
+        == 3);
 }
 
 TEST_CASE("a counter for a missing file or a core the file does not list "
@@ -135,18 +143,22 @@ TEST_CASE("this machine's counter counts the interrupts sent to a core") {
   ::sched_setaffinity(0, sizeof(one), &one);
   while (!spinning)
     ;
+  // Each reaches the spinner only while it has its core, which other
+  // tests may share: send until 200 came, or 10^6 were sent.
   auto before = counter.read();
-  constexpr int sent = 2000;
-  for (int i = 0; i < sent; ++i)
-    ::syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
-  auto after = counter.read();
+  auto after = before;
+  int sent = 0;
+  while (after - before < 200 && sent < 1'000'000) {
+    for (int i = 0; i < 1000; ++i, ++sent)
+      ::syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+    after = counter.read();
+  }
   stop = true;
   spinner.join();
   ::sched_setaffinity(0, sizeof(allowed), &allowed);
-  INFO("CPU " << target << ": " << before << " then " << after);
-  // Each reached the spinner while it had its core (other tests may share
-  // it): at least a tenth.
-  CHECK(after - before >= sent / 10);
+  INFO("CPU " << target << ": " << before << " then " << after << " after "
+              << sent << " sent");
+  CHECK(after - before >= 200);
 }
 
 TEST_CASE("the baseline's calls are all watched unless two reads cost more "
@@ -159,43 +171,109 @@ TEST_CASE("the baseline's calls are all watched unless two reads cost more "
 }
 
 TEST_CASE("the tail bound is Chernoff's and vanishes at or below the mean") {
-  CHECK(log_tail_bound(100, 50, 0.5) == 0);
-  CHECK(log_tail_bound(100, 10, 0.5) == 0);
-  CHECK(log_tail_bound(0, 0, 0.5) == 0);
-  // All n in a share p: p^n.
-  CHECK(log_tail_bound(10, 10, 0.5) == Approx(10 * std::log(0.5)));
+  CHECK(log_tail_bound(100, 25, 0.25) == 0);
+  CHECK(log_tail_bound(100, 10, 0.25) == 0);
+  CHECK(log_tail_bound(0, 0, 0.25) == 0);
+  // All n above a chance of p: p^n.
+  CHECK(log_tail_bound(10, 10, 0.25) == Approx(10 * std::log(0.25)));
   auto a = 0.8;
-  auto kl = a * std::log(a / 0.5) + (1 - a) * std::log((1 - a) / 0.5);
-  CHECK(log_tail_bound(100, 80, 0.5) == Approx(-100 * kl));
+  auto kl = a * std::log(a / 0.25) + (1 - a) * std::log((1 - a) / 0.75);
+  CHECK(log_tail_bound(100, 80, 0.25) == Approx(-100 * kl));
 }
 
-TEST_CASE("interrupts that fall at the baseline's share of the two kernels' "
-          "time are not aimed") {
-  // {rounds, baseline, its ns, candidate, its ns, all, all ns}
-  // Half the time, half the interrupts, and a few more by chance.
-  interrupt_tally t{
-    1'000, 5'200, 500'000'000, 4'800, 500'000'000, 12'000, 1'500'000'000};
-  CHECK(aimed_interrupts_text(t, 1).empty());
-  // None at all, or none counted.
-  CHECK(aimed_interrupts_text(
-    {1'000, 0, 500'000'000, 0, 500'000'000, 0, 1'000'000'000}, 1)
-          .empty());
+TEST_CASE("the rate a count allows is bounded where its lower tail falls to "
+          "one in 10^10") {
+  // No interrupt at all: exp(-m) = 10^-10.
+  CHECK(poisson_upper_bound(0) == Approx(std::log(1e10)).epsilon(1e-6));
+  for (int64_t c : {1, 10, 100, 10'000}) {
+    auto m = poisson_upper_bound(c);
+    auto c_ = static_cast<double>(c);
+    CHECK(-m + c_ + c_ * std::log(m / c_) == Approx(std::log(1e-10)));
+    CHECK(m > c_ + 3 * std::sqrt(c_));
+  }
+}
+
+TEST_CASE("three in four Poisson counts are at most its three-quarter "
+          "mark") {
+  CHECK(poisson_three_quarters(0) == 0);
+  CHECK(poisson_three_quarters(0.2) == 0); // P(0) = 0.82
+  CHECK(poisson_three_quarters(1) == 2);   // P(<= 1) = 0.74, P(<= 2) = 0.92
+  CHECK(poisson_three_quarters(3) == 4);   // P(<= 3) = 0.65, P(<= 4) = 0.82
+  auto big = poisson_three_quarters(10'000);
+  CHECK(big >= 10'060);
+  CHECK(big <= 10'075);
+}
+
+namespace {
+
+/// A tally of `rounds` watched rounds from counts drawn at `rate` an ms
+/// (a fixed seed), with baseline calls of `baseline_ms` and candidate
+/// calls of `candidate_ms`; `aim(i)` interrupts more in the baseline's
+/// call of round i.
+template<class Aim>
+interrupt_tally tally_of(int rounds, double rate, double baseline_ms,
+  double candidate_ms, Aim aim, int64_t between = 0) {
+  auto dir = make_temp_dir();
+  auto path = (dir.path() / "interrupts").string();
+  write_file(path, one_cpu(0));
+  auto counter = interrupt_counter::of_core(0, path);
+  REQUIRE(counter.is_open());
+  interrupt_watch watch{&counter};
+  watch.start(0);
+  std::mt19937_64 gen{42};
+  std::poisson_distribution<int64_t> in_baseline{rate * baseline_ms};
+  std::poisson_distribution<int64_t> in_candidate{rate * candidate_ms};
+  int64_t all = between;
+  int64_t ns = 0;
+  auto ms = [](double x) {
+    return static_cast<int64_t>(x * 1e6);
+  };
+  for (int i = 0; i < rounds; ++i) {
+    auto b = in_baseline(gen) + aim(i);
+    auto c = in_candidate(gen);
+    watch.add(b, ms(baseline_ms), c, ms(candidate_ms));
+    all += b + c;
+    ns += ms(baseline_ms + candidate_ms) * 2;
+  }
+  write_file(path, one_cpu(all));
+  return watch.finish(ns);
+}
+
+} // namespace
+
+TEST_CASE("interrupts at one rate in both kernels' calls are not aimed") {
+  auto none = [](int) {
+    return 0;
+  };
+  for (double rate : {0.0, 0.05, 2.0, 30.0}) {
+    CAPTURE(rate);
+    // A candidate ten times faster, the same kernel, one ten times slower.
+    for (double candidate_ms : {0.1, 1.0, 10.0}) {
+      CAPTURE(candidate_ms);
+      auto t = tally_of(2'000, rate, 1.0, candidate_ms, none);
+      CHECK(aimed_interrupts_text(t, 1).empty());
+    }
+  }
   CHECK(aimed_interrupts_text({}, 1).empty());
 }
 
 TEST_CASE("interrupts crowded into the baseline's calls are aimed at them") {
-  // The red team's attack: the disk's completions in the baseline's
-  // calls, hardly any in the candidate's.
-  interrupt_tally t{
-    1'000, 30'000, 800'000'000, 50, 50'000'000, 30'400, 1'500'000'000};
+  // The red team's attack: about 8 in each of the baseline's calls of
+  // 1.3 ms, and a little background in both.
+  auto t = tally_of(300, 0.2, 1.3, 0.1, [](int) {
+    return 8;
+  });
   auto why = aimed_interrupts_text(t, 1);
   CAPTURE(why);
-  CHECK(contains(why, "interrupts aimed at the baseline's calls: 30000 on "
-                      "the device's core (CPU 1"));
-  CHECK(contains(why, "in 800.0 ms of the baseline's timed calls and 50 in "
-                      "50.0 ms of the candidate's, over 1000 watched rounds"));
-  CHECK(contains(why, "would have had about 28282"));
+  CHECK(contains(why, "interrupts aimed at the baseline's calls: "));
+  CHECK(contains(why, "on the device's core (CPU 1, its timer's left out) in "
+                      "390.0 ms of the baseline's timed calls and "));
+  CHECK(contains(why, "in 30.0 ms of the candidate's, over 300 watched "
+                      "rounds: "));
+  CHECK(contains(why, "300 of the 300 watched calls of the baseline's had "
+                      "more than three in four such calls would"));
   CHECK(contains(why, "smp_affinity"));
+  CHECK(t.baseline_above == 300);
 }
 
 TEST_CASE("interrupts put between the calls as well as in the baseline's "
@@ -203,28 +281,47 @@ TEST_CASE("interrupts put between the calls as well as in the baseline's "
   // As many per ms between the calls as in the baseline's: only the
   // candidate's calls are spared, and they are what the baseline's are
   // compared with.
-  interrupt_tally t{
-    1'000, 8'000, 800'000'000, 10, 50'000'000, 15'000, 1'500'000'000};
+  auto t = tally_of(
+    300, 0.2, 1.3, 0.1,
+    [](int) {
+      return 8;
+    },
+    5'000);
+  CHECK(t.all > 7'000);
   CHECK_FALSE(aimed_interrupts_text(t, 1).empty());
 }
 
-TEST_CASE("a share that chance could give or an excess too small to move "
-          "the samples is not aimed") {
-  // 8 of 10 in half the time, over 4 rounds: about 0.05.
-  CHECK(
-    aimed_interrupts_text({4, 8, 50'000'000, 2, 50'000'000, 10, 100'000'000}, 1)
-      .empty());
-  // 510 000 of 1 000 000 in half the time: certainly more than their
-  // share, but 10 000 more over 100 000 rounds, one in ten.
-  CHECK(aimed_interrupts_text({100'000, 510'000, 500'000'000, 490'000,
-                                500'000'000, 1'000'000, 1'000'000'000},
-    1)
+TEST_CASE("a burst of interrupts in a few of the baseline's calls is not "
+          "aimed") {
+  // Three bursts of 300 in 2000 rounds of the same kernel twice.
+  auto t = tally_of(2'000, 0.5, 1.0, 1.0, [](int i) {
+    return i == 10 || i == 500 || i == 1500 ? 300 : 0;
+  });
+  CHECK(t.baseline > t.candidate + 800);
+  CHECK(aimed_interrupts_text(t, 1).empty());
+}
+
+TEST_CASE("an excess too small to move the samples or one that chance "
+          "could give is not aimed") {
+  // Every other baseline call meets one more: more than the candidate's
+  // rate, but hardly a call far above what that rate allows.
+  auto half = tally_of(2'000, 0.1, 1.0, 0.1, [](int i) {
+    return i % 2;
+  });
+  CHECK(aimed_interrupts_text(half, 1).empty());
+  // {rounds, baseline, its ns, candidate, its ns, bound, above, all, ns}
+  // All 6 calls above their mark: a chance of (1/4)^6. All 20: (1/4)^20.
+  CHECK(aimed_interrupts_text(
+    {6, 48, 6'000'000, 0, 600'000, 38.0, 6, 48, 7'000'000}, 1)
           .empty());
-  // The same excess over 1000 rounds is aimed.
-  CHECK_FALSE(aimed_interrupts_text({1'000, 510'000, 500'000'000, 490'000,
-                                      500'000'000, 1'000'000, 1'000'000'000},
-    1)
+  CHECK_FALSE(aimed_interrupts_text(
+    {20, 160, 20'000'000, 0, 2'000'000, 11.5, 20, 160, 23'000'000}, 1)
                 .empty());
+  // 20 above, but a count of no more than the candidate's rate gives:
+  // 10 in the baseline's 20 ms where the candidate had 1 in 2 ms.
+  CHECK(aimed_interrupts_text(
+    {20, 10, 20'000'000, 1, 2'000'000, 11.5, 20, 11, 23'000'000}, 1)
+          .empty());
 }
 
 TEST_CASE("a workload's tally holds the watched rounds and the whole "
@@ -237,18 +334,23 @@ TEST_CASE("a workload's tally holds the watched rounds and the whole "
   interrupt_watch watch{&counter};
   watch.start(1'000);
   CHECK(watch.counting());
-  watch.add(3, 200, 1, 20);
+  watch.add(1, 200, 1, 2'000);
   watch.add(-1, 500, 2, 50); // a failed read: the round is left out
-  watch.add(4, 300, 0, 30);
-  write_file(path, one_cpu(120));
-  auto t = watch.finish(2'000);
+  watch.add(40, 300, 0, 3'000);
+  write_file(path, one_cpu(150));
+  auto t = watch.finish(20'000);
   CHECK(t.rounds == 2);
-  CHECK(t.baseline == 7);
+  CHECK(t.baseline == 41);
   CHECK(t.baseline_ns == 500);
   CHECK(t.candidate == 1);
-  CHECK(t.candidate_ns == 50);
-  CHECK(t.all == 20);
-  CHECK(t.all_ns == 1'000);
+  CHECK(t.candidate_ns == 5'000);
+  CHECK(t.all == 50);
+  CHECK(t.all_ns == 19'000);
+  // One interrupt in 5000 ns: the bound is poisson_upper_bound(1) in it.
+  CHECK(t.rate_bound_per_ms == Approx(poisson_upper_bound(1) / 5'000 * 1e6));
+  // At that rate 200 ns and 300 ns expect about 1.1 and 1.6, whose marks
+  // are 2: 1 is below its mark, 40 above.
+  CHECK(t.baseline_above == 1);
 }
 
 TEST_CASE("without a counter a workload's tally is empty") {
@@ -278,8 +380,9 @@ TEST_CASE("an evaluation counts the interrupts around the baseline's calls "
   // Calls of about a millisecond: every one is watched.
   auto task = sgemm_task({gemm_workload(128, 128, 128)});
   std::regex figures{"counted around both kernels' calls in every round or "
-                     "a secret share, and rejected when the baseline's are "
-                     "far above their share by time: ([0-9]+) in the "
+                     "a secret share, and rejected when the baseline's "
+                     "calls have far more than the candidate's rate allows: "
+                     "([0-9]+) in the "
                      "baseline's calls \\(([0-9.e+-]+) ms\\), ([0-9]+) in "
                      "the candidate's \\(([0-9.e+-]+) ms\\) over ([0-9]+) "
                      "rounds, ([0-9]+) in all ([0-9.e+-]+) ms of timing"};

@@ -98,10 +98,15 @@ std::string interrupts_text(const runner_reply& r) {
   auto ms = [](int64_t ns) {
     return short_number(static_cast<double>(ns) / 1e6) + " ms";
   };
-  return "interrupts on the device's core (its timer's left out) counted "
-         "around both kernels' calls in every round or a secret share, and "
-         "rejected when the baseline's calls have far more than the "
-         "candidate's rate allows: "
+  std::string sources;
+  for (auto n : r.interrupt_sources)
+    sources += (sources.empty() ? "" : ", ") + std::to_string(n);
+  if (sources.empty())
+    sources = "none is routed there";
+  return "device interrupts on the device's core (" + sources
+         + ") counted around both kernels' calls in every round or a "
+           "secret share, and rejected when the baseline's calls have far "
+           "more than the candidate's rate allows: "
          + std::to_string(sum.baseline) + " in the baseline's calls ("
          + ms(sum.baseline_ns) + "), " + std::to_string(sum.candidate)
          + " in the candidate's (" + ms(sum.candidate_ns) + ") over "

@@ -56,7 +56,8 @@ EAT_DESCRIBE(gpu_runner_reply, nonce, status, detail, workloads,
   network_isolated, pid_isolated, tasks_capped, core, kernel_uid,
   cgroup_cpu_time, kernel_processes, candidate_idle_cpu_ns,
   candidate_cpu_during_baseline_ns, others_not_taken_off,
-  interrupts_not_counted, gpu_name, gpu_notes, flush_bytes, visible_gpus)
+  interrupts_not_counted, interrupt_sources, gpu_name, gpu_notes, flush_bytes,
+  visible_gpus)
 
 /// What a GPU runner started with an option instead of a request writes
 /// on its fd 4 (devices/gpu_runner/gpu_service.hpp): `--probe` fills

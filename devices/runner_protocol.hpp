@@ -80,9 +80,8 @@ struct runner_request {
   bool kernel_processes = false;
 };
 
-/// Interrupts on the device's core during one workload's timing, its
-/// timer's left out (devices/runner/interrupts.hpp); all 0 when they could
-/// not be counted.
+/// Device interrupts on the device's core during one workload's timing
+/// (devices/runner/interrupts.hpp); all 0 when they could not be counted.
 struct interrupt_tally {
   /// Rounds whose two calls were watched, and in those calls each
   /// kernel's interrupts and wall time (each call with the reads around
@@ -93,9 +92,9 @@ struct interrupt_tally {
   int64_t candidate = 0;
   int64_t candidate_ns = 0;
   /// The most interrupts an ms the candidate's calls allow (their count's
-  /// upper bound), and how many of the baseline's watched calls had more
-  /// than three in four calls of theirs would have at that rate
-  /// (interrupt_watch::finish).
+  /// upper bound, times interrupts.hpp's rate_margin), and how many of the
+  /// baseline's watched calls had more than three in four calls of theirs would
+  /// have at that rate (interrupt_watch::finish).
   double rate_bound_per_ms = 0;
   uint64_t baseline_above = 0;
   /// Over the whole timing, the watched calls included, and its wall time.
@@ -174,8 +173,10 @@ struct runner_reply {
   /// read); "" when it was.
   std::string others_not_taken_off;
   /// Why the interrupts on the device's core were not counted
-  /// (devices/runner/interrupts.hpp); "" when they were.
+  /// (devices/runner/interrupts.hpp); "" when they were, from the
+  /// interrupts numbered here (none: no device's goes to the core).
   std::string interrupts_not_counted;
+  std::vector<int32_t> interrupt_sources;
 };
 
 EAT_DESCRIBE(runner_limits, address_space_mib, cpu_s, file_size_mib,
@@ -192,6 +193,6 @@ EAT_DESCRIBE(workload_report, workload, status, detail, max_abs_error,
 EAT_DESCRIBE(runner_reply, nonce, status, detail, workloads, network_isolated,
   pid_isolated, tasks_capped, core, kernel_uid, cgroup_cpu_time,
   kernel_processes, candidate_idle_cpu_ns, candidate_cpu_during_baseline_ns,
-  others_not_taken_off, interrupts_not_counted)
+  others_not_taken_off, interrupts_not_counted, interrupt_sources)
 
 } // namespace eat::devices

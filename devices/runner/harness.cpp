@@ -138,10 +138,13 @@ runner_reply run_in_kernel_processes(
   candidate->watch(baseline.get());
   // Opened once the kernels' processes run: they inherit no descriptor.
   auto interrupts = interrupt_counter::of_core(req.core);
-  if (interrupts.is_open())
+  if (interrupts.is_open()) {
     ctx.interrupts = &interrupts;
-  else
+    reply.interrupt_sources.assign(
+      interrupts.sources().begin(), interrupts.sources().end());
+  } else {
     reply.interrupts_not_counted = interrupts.why_not();
+  }
   reply = run_workloads(req, ctx, std::move(reply));
   reply.candidate_idle_cpu_ns = candidate->idle_cpu_ns();
   reply.candidate_cpu_during_baseline_ns = candidate->during_other().cpu_ns;
@@ -330,10 +333,13 @@ runner_reply run_request(const runner_request& req) {
   else
     reply.others_not_taken_off = sched.why_not();
   auto interrupts = interrupt_counter::of_core(req.core);
-  if (interrupts.is_open())
+  if (interrupts.is_open()) {
     ctx.interrupts = &interrupts;
-  else
+    reply.interrupt_sources.assign(
+      interrupts.sources().begin(), interrupts.sources().end());
+  } else {
     reply.interrupts_not_counted = interrupts.why_not();
+  }
   return run_workloads(req, ctx, std::move(reply));
 }
 

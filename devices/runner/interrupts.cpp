@@ -8,6 +8,7 @@
 #include <cstring>
 #include <vector>
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -15,36 +16,22 @@ namespace eat::devices {
 
 namespace {
 
-/// Reads all of `fd` into `text` from offset 0; false on an error.
-bool read_whole(int fd, std::string& text) {
-  text.clear();
-  char buf[16384];
-  for (off_t at = 0;;) {
-    auto n = ::pread(fd, buf, sizeof(buf), at);
-    if (n < 0) {
-      if (errno == EINTR)
-        continue;
-      return false;
-    }
-    if (n == 0)
-      return true;
-    text.append(buf, static_cast<size_t>(n));
-    at += n;
+/// Room for a per_cpu_count file: a count for each possible CPU.
+constexpr size_t count_file_bytes = 1 << 16;
+
+/// The text of `fd` from offset 0 (at most count_file_bytes); "" on an
+/// error.
+std::string_view read_text(int fd, char* buf) {
+  for (;;) {
+    auto n = ::pread(fd, buf, count_file_bytes, 0);
+    if (n >= 0)
+      return {buf, static_cast<size_t>(n)};
+    if (errno != EINTR)
+      return {};
   }
 }
 
-/// The next whitespace-separated word of `line` from `at`, moving `at`.
-std::string_view next_word(std::string_view line, size_t& at) {
-  while (at < line.size() && (line[at] == ' ' || line[at] == '\t'))
-    ++at;
-  auto from = at;
-  while (at < line.size() && line[at] != ' ' && line[at] != '\t')
-    ++at;
-  return line.substr(from, at - from);
-}
-
-/// Whether `word` is a count: 1 to 18 digits (the kernel's are 32-bit;
-/// more would overflow the sum).
+/// Whether `word` is a count: 1 to 18 digits (more would overflow).
 bool is_count(std::string_view word) {
   return !word.empty() && word.size() <= 18
          && std::all_of(word.begin(), word.end(), [](char c) {
@@ -59,21 +46,26 @@ int64_t count_of(std::string_view word) {
   return n;
 }
 
-/// The header line's CPU columns, and which is CPU `core`'s (-1: none).
-struct columns {
-  int count = 0;
-  int core = -1;
-};
+std::string_view trimmed(std::string_view text) {
+  while (!text.empty()
+         && (text.back() == '\n' || text.back() == ' ' || text.back() == '\t'))
+    text.remove_suffix(1);
+  return text;
+}
 
-columns columns_of(std::string_view header, int32_t core) {
-  auto name = "CPU" + std::to_string(core);
-  columns result;
-  size_t at = 0;
-  for (auto word = next_word(header, at); !word.empty();
-       word = next_word(header, at), ++result.count)
-    if (word == name)
-      result.core = result.count;
-  return result;
+/// The text of the file at `path` (at most 4 KiB), or "" with `ok` false.
+std::string file_text(const std::string& path, bool& ok) {
+  ok = false;
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return {};
+  char buf[4096];
+  auto n = ::read(fd, buf, sizeof(buf));
+  ::close(fd);
+  if (n < 0)
+    return {};
+  ok = true;
+  return {buf, static_cast<size_t>(n)};
 }
 
 int64_t ns_since(std::chrono::steady_clock::time_point t0) {
@@ -90,50 +82,109 @@ std::string ms_text(int64_t ns) {
 
 } // namespace
 
+bool cpu_list_has(std::string_view list, int32_t core) {
+  list = trimmed(list);
+  while (!list.empty()) {
+    auto comma = list.find(',');
+    auto item = list.substr(0, comma);
+    list = comma == std::string_view::npos ? std::string_view{}
+                                           : list.substr(comma + 1);
+    auto dash = item.find('-');
+    auto first = item.substr(0, dash);
+    auto last = dash == std::string_view::npos ? first : item.substr(dash + 1);
+    if (is_count(first) && is_count(last) && count_of(first) <= core
+        && core <= count_of(last))
+      return true;
+  }
+  return false;
+}
+
+int64_t per_cpu_count_of(std::string_view text, int32_t core) {
+  text = trimmed(text);
+  for (int32_t i = 0; core >= 0; ++i) {
+    auto comma = text.find(',');
+    auto word = text.substr(0, comma);
+    if (i == core)
+      return is_count(word) ? count_of(word) : -1;
+    if (comma == std::string_view::npos)
+      return -1;
+    text = text.substr(comma + 1);
+  }
+  return -1;
+}
+
 interrupt_counter::interrupt_counter(interrupt_counter&& other) noexcept
-  : fd_(other.fd_), core_(other.core_), read_ns_(other.read_ns_),
-    why_not_(std::move(other.why_not_)) {
-  other.fd_ = -1;
+  : open_(other.open_), fds_(std::move(other.fds_)),
+    sources_(std::move(other.sources_)), core_(other.core_),
+    read_ns_(other.read_ns_), why_not_(std::move(other.why_not_)) {
+  other.open_ = false;
+  other.fds_.clear();
 }
 
 interrupt_counter& interrupt_counter::operator=(
   interrupt_counter&& other) noexcept {
   if (this != &other) {
-    if (fd_ >= 0)
-      ::close(fd_);
-    fd_ = other.fd_;
+    for (int fd : fds_)
+      ::close(fd);
+    open_ = other.open_;
+    fds_ = std::move(other.fds_);
+    sources_ = std::move(other.sources_);
     core_ = other.core_;
     read_ns_ = other.read_ns_;
     why_not_ = std::move(other.why_not_);
-    other.fd_ = -1;
+    other.open_ = false;
+    other.fds_.clear();
   }
   return *this;
 }
 
 interrupt_counter::~interrupt_counter() {
-  if (fd_ >= 0)
-    ::close(fd_);
+  for (int fd : fds_)
+    ::close(fd);
 }
 
 interrupt_counter interrupt_counter::of_core(
-  int32_t core, const std::string& path) {
+  int32_t core, const std::string& sys_dir, const std::string& proc_dir) {
   interrupt_counter c;
   c.core_ = core;
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    c.why_not_ = "cannot open " + path + ": " + std::strerror(errno);
+  DIR* dir = ::opendir(sys_dir.c_str());
+  if (dir == nullptr) {
+    c.why_not_ = "cannot list " + sys_dir + ": " + std::strerror(errno);
     return c;
   }
-  c.fd_ = fd;
+  std::vector<int> numbers;
+  while (auto* entry = ::readdir(dir))
+    if (std::string_view name{entry->d_name}; is_count(name))
+      numbers.push_back(static_cast<int>(count_of(name)));
+  ::closedir(dir);
+  std::sort(numbers.begin(), numbers.end());
+  for (int n : numbers) {
+    auto base = proc_dir + "/" + std::to_string(n) + "/";
+    bool ok = false;
+    auto list = file_text(base + "effective_affinity_list", ok);
+    if (!ok)
+      list = file_text(base + "smp_affinity_list", ok);
+    if (!ok || !cpu_list_has(list, core))
+      continue;
+    auto path = sys_dir + "/" + std::to_string(n) + "/per_cpu_count";
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      c.why_not_ = "cannot open " + path + ": " + std::strerror(errno);
+      return c;
+    }
+    c.fds_.push_back(fd);
+    c.sources_.push_back(n);
+  }
+  c.open_ = true;
   std::vector<int64_t> took;
   for (int i = 0; i < 5; ++i) {
     auto t0 = std::chrono::steady_clock::now();
     auto n = c.read();
     took.push_back(ns_since(t0));
     if (n < 0) {
-      c.why_not_ = path + " has no count for CPU " + std::to_string(core);
-      ::close(c.fd_);
-      c.fd_ = -1;
+      c.why_not_ = "no count for CPU " + std::to_string(core) + " in " + sys_dir
+                   + "/<n>/per_cpu_count";
+      c.open_ = false;
       return c;
     }
   }
@@ -143,39 +194,15 @@ interrupt_counter interrupt_counter::of_core(
 }
 
 int64_t interrupt_counter::read() const {
-  if (fd_ < 0 || !read_whole(fd_, text_))
-    return -1;
-  return parse_interrupts(text_, core_);
-}
-
-int64_t parse_interrupts(std::string_view text, int32_t core) {
-  auto eol = text.find('\n');
-  auto cpus = columns_of(text.substr(0, eol), core);
-  if (cpus.core < 0)
+  if (!open_)
     return -1;
   int64_t sum = 0;
-  while (eol != std::string_view::npos) {
-    auto from = eol + 1;
-    eol = text.find('\n', from);
-    auto line = text.substr(from,
-      eol == std::string_view::npos ? std::string_view::npos : eol - from);
-    size_t at = 0;
-    auto label = next_word(line, at);
-    if (label.empty() || label.back() != ':' || label == "LOC:")
-      continue;
-    // The counts come first, one per CPU; a line with fewer (ERR, MIS:
-    // one for the machine) has none for this core.
-    int64_t mine = 0;
-    int i = 0;
-    for (; i < cpus.count; ++i) {
-      auto word = next_word(line, at);
-      if (!is_count(word))
-        break;
-      if (i == cpus.core)
-        mine = count_of(word);
-    }
-    if (i == cpus.count)
-      sum += mine;
+  static thread_local std::vector<char> buf(count_file_bytes);
+  for (int fd : fds_) {
+    auto n = per_cpu_count_of(read_text(fd, buf.data()), core_);
+    if (n < 0)
+      return -1;
+    sum += n;
   }
   return sum;
 }
@@ -260,7 +287,7 @@ std::string aimed_interrupts_text(const interrupt_tally& t, int32_t core) {
     static_cast<unsigned long long>(t.rounds));
   return "interrupts aimed at the baseline's calls: "
          + std::to_string(t.baseline) + " on the device's core (CPU "
-         + std::to_string(core) + ", its timer's left out) in "
+         + std::to_string(core) + ", device interrupts) in "
          + ms_text(t.baseline_ns) + " of the baseline's timed calls and "
          + std::to_string(t.candidate) + " in " + ms_text(t.candidate_ns)
          + " of the candidate's, over " + std::to_string(t.rounds)
@@ -299,7 +326,7 @@ interrupt_tally interrupt_watch::finish(int64_t now_ns) {
   tally_.all = end - start_;
   tally_.all_ns = now_ns - start_ns_;
   if (tally_.candidate_ns > 0) {
-    auto per_ns = poisson_upper_bound(tally_.candidate)
+    auto per_ns = rate_margin * poisson_upper_bound(tally_.candidate)
                   / static_cast<double>(tally_.candidate_ns);
     tally_.rate_bound_per_ms = per_ns * 1e6;
     for (const auto& c : baseline_calls_)

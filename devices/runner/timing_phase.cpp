@@ -54,17 +54,22 @@ int64_t now_ns() {
 }
 
 /// The interrupts `watch` counts around `call()`, which returns a
-/// timed_call or a host_call, put in `into` (nothing without a watch).
+/// timed_call or a host_call, put in `into` (nothing without a watch). A
+/// count is taken somewhere within its read: the window runs from the
+/// middle of the first read to the middle of the second.
 template<class Call>
 auto count_interrupts(
   const interrupt_counter* watch, timed_call& into, const Call& call) {
   if (watch == nullptr)
     return call();
-  auto t0 = now_ns();
+  auto a0 = now_ns();
   auto n0 = watch->read();
+  auto b0 = now_ns();
   auto result = call();
+  auto a1 = now_ns();
   auto n1 = watch->read();
-  into.interrupts_window_ns = now_ns() - t0;
+  auto b1 = now_ns();
+  into.interrupts_window_ns = (a1 + b1) / 2 - (a0 + b0) / 2;
   into.interrupts = n0 >= 0 && n1 >= n0 ? n1 - n0 : -1;
   return result;
 }

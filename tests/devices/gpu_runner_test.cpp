@@ -112,6 +112,9 @@ TEST_CASE("a GPU runner's reply decodes as the CPU runner's reply with "
   gpu.core = 2;
   gpu.candidate_idle_cpu_ns = 5;
   gpu.others_not_taken_off = "not read";
+  gpu.workloads[0].interrupts.baseline_above = 4;
+  gpu.interrupts_not_counted = "not counted";
+  gpu.interrupt_sources = {36, 38};
   gpu.gpu_name = "H200";
   auto cpu = wire::decode<runner_reply>(wire::encode(gpu));
   REQUIRE(cpu);
@@ -123,6 +126,9 @@ TEST_CASE("a GPU runner's reply decodes as the CPU runner's reply with "
   CHECK(cpu->core == 2);
   CHECK(cpu->candidate_idle_cpu_ns == 5);
   CHECK(cpu->others_not_taken_off == "not read");
+  CHECK(cpu->workloads[0].interrupts.baseline_above == 4);
+  CHECK(cpu->interrupts_not_counted == "not counted");
+  CHECK(cpu->interrupt_sources == std::vector<int32_t>{36, 38});
 }
 
 #if EAT_TEST_HAVE_CUDA

@@ -14,11 +14,12 @@
 // /sys/kernel/irq/<n>/per_cpu_count) around both kernels' timed calls, in
 // every round or, where a count costs too much against the baseline's
 // call, in a secret share of the rounds. (/proc/interrupts has them all,
-// but reading it took 32 us and, by taking each interrupt's lock with
-// interrupts off, slowed a disk's completions in the calls it bracketed:
-// the candidate's short calls, whose windows it filled, showed 10 - 40 %
-// fewer than the baseline's under an even load, and a red team's plain
-// `dd iflag=direct` had honest kernels rejected.) Interrupts that do not follow
+// but a read took 32 us here, and under an even load of disk reads the
+// candidate's short windows, which those reads filled, showed 10 - 40 %
+// fewer interrupts an ms than the baseline's: a red team's plain
+// `dd iflag=direct` had honest kernels rejected. It takes each
+// interrupt's lock, interrupts off, as it formats the file: probably what
+// held the completions back.) Interrupts that do not follow
 // the calls come at one rate in both kernels' calls. The candidate's calls
 // bound that rate from above; the baseline's calls that had more than three in
 // four calls would have at the bound are counted, and so many of them that
@@ -110,13 +111,13 @@ int64_t per_cpu_count_of(std::string_view text, int32_t core);
 /// reads cost at most a tenth of such a call, fewer in proportion below.
 double watched_fraction(int64_t call_ns, int64_t read_ns);
 
-/// How far above the candidate's rate the baseline's may be by no aim.
-/// A disk read whose completion must be handled before the next is sent
-/// comes more slowly while the core is busy in the kernel, as in the
-/// harness's own reads around a call, which fill the candidate's short
-/// windows more than the baseline's: under such a load a red team's
-/// honest kernels showed 10 - 40 % more an ms in the baseline's calls
-/// than in the candidate's, and were rejected.
+/// How far above the candidate's rate the baseline's may be by no aim. A
+/// disk read whose completion must be handled before the next is sent
+/// can come more slowly while the core is busy in the kernel, as in the
+/// harness's own work around a call, which fills the candidate's short
+/// windows more than the baseline's. Under such loads the two rates
+/// were within 10 % with these counts (10 - 40 % apart with
+/// /proc/interrupts').
 constexpr double rate_margin = 1.5;
 
 /// An upper bound on the log of the chance that a Binomial(n, p) count

@@ -1,0 +1,79 @@
+// Specification of a CPU evaluation's method line (devices/cpu_method.hpp):
+// what it says was taken off the samples and what was counted, from the
+// timing options and the runner's reply, including the reasons a runner
+// gives when it could not take off or count.
+
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "devices/cpu_method.hpp"
+#include "tests/devices/test_support.hpp"
+
+using namespace eat;
+using namespace eat::devices;
+using namespace eat::devices::test;
+
+namespace {
+
+/// A reply with two workloads' figures.
+runner_reply two_workloads() {
+  runner_reply r;
+  r.workloads.resize(2);
+  r.workloads[0].baseline_others_ns = 1'500'000;
+  r.workloads[0].candidate_others_ns = 250'000;
+  r.workloads[1].baseline_others_ns = 500'000;
+  r.workloads[0].interrupts
+    = {10, 4, 20'000'000, 1, 2'000'000, 0.0, 0, 7, 30'000'000};
+  r.workloads[1].interrupts
+    = {5, 2, 5'000'000, 0, 1'000'000, 0.0, 0, 3, 8'000'000};
+  r.interrupt_sources = {36, 38};
+  return r;
+}
+
+} // namespace
+
+TEST_CASE("the method sums the time taken off and the interrupts counted "
+          "over the workloads") {
+  timing_options t;
+  auto r = two_workloads();
+  auto method = measurement_method(t, &r);
+  CAPTURE(method);
+  CHECK(contains(method, "taken off the sample: 2 ms of the baseline's "
+                         "calls, 0.25 ms of the candidate's"));
+  CHECK(contains(method, "device interrupts on the device's core (36, 38) "
+                         "counted around both kernels' calls"));
+  CHECK(contains(method, ": 6 in the baseline's calls (25 ms), 1 in the "
+                         "candidate's (3 ms) over 15 rounds, 10 in all 38 ms "
+                         "of timing"));
+}
+
+TEST_CASE("the method says why the runner could not take other tasks' time "
+          "off or count the interrupts") {
+  timing_options t;
+  auto r = two_workloads();
+  r.others_not_taken_off = "cannot open /proc/thread-self/schedstat: EACCES";
+  r.interrupts_not_counted = "cannot list /sys/kernel/irq: ENOENT";
+  auto method = measurement_method(t, &r);
+  CAPTURE(method);
+  CHECK(contains(method, "the time other tasks had the core not taken off "
+                         "the samples (cannot open "
+                         "/proc/thread-self/schedstat: EACCES)"));
+  CHECK(contains(method, "interrupts on the device's core not counted "
+                         "(cannot list /sys/kernel/irq: ENOENT)"));
+  CHECK_FALSE(contains(method, "taken off the sample:"));
+}
+
+TEST_CASE("the method says when no device's interrupt goes to the core or "
+          "other tasks' time was left in") {
+  timing_options t;
+  t.take_off_others = false;
+  auto r = two_workloads();
+  r.interrupt_sources.clear();
+  auto method = measurement_method(t, &r);
+  CAPTURE(method);
+  CHECK(contains(method, "device interrupts on the device's core (none is "
+                         "routed there)"));
+  CHECK(contains(method, "the time other tasks had the core left in the "
+                         "samples"));
+}

@@ -38,6 +38,19 @@ harness_context make_context(
   return ctx;
 }
 
+/// Has `ctx` count the interrupts on the device's core with `counter`
+/// (interrupts.hpp), and `reply` say which, or why it cannot.
+void count_interrupts_with(
+  const interrupt_counter& counter, harness_context& ctx, runner_reply& reply) {
+  if (!counter.is_open()) {
+    reply.interrupts_not_counted = counter.why_not();
+    return;
+  }
+  ctx.interrupts = &counter;
+  reply.interrupt_sources.assign(
+    counter.sources().begin(), counter.sources().end());
+}
+
 workload_report run_workload(
   const harness_context& ctx, const workload& w, uint64_t workload_seed) {
   return check_then_time(
@@ -138,13 +151,7 @@ runner_reply run_in_kernel_processes(
   candidate->watch(baseline.get());
   // Opened once the kernels' processes run: they inherit no descriptor.
   auto interrupts = interrupt_counter::of_core(req.core);
-  if (interrupts.is_open()) {
-    ctx.interrupts = &interrupts;
-    reply.interrupt_sources.assign(
-      interrupts.sources().begin(), interrupts.sources().end());
-  } else {
-    reply.interrupts_not_counted = interrupts.why_not();
-  }
+  count_interrupts_with(interrupts, ctx, reply);
   reply = run_workloads(req, ctx, std::move(reply));
   reply.candidate_idle_cpu_ns = candidate->idle_cpu_ns();
   reply.candidate_cpu_during_baseline_ns = candidate->during_other().cpu_ns;
@@ -333,13 +340,7 @@ runner_reply run_request(const runner_request& req) {
   else
     reply.others_not_taken_off = sched.why_not();
   auto interrupts = interrupt_counter::of_core(req.core);
-  if (interrupts.is_open()) {
-    ctx.interrupts = &interrupts;
-    reply.interrupt_sources.assign(
-      interrupts.sources().begin(), interrupts.sources().end());
-  } else {
-    reply.interrupts_not_counted = interrupts.why_not();
-  }
+  count_interrupts_with(interrupts, ctx, reply);
   return run_workloads(req, ctx, std::move(reply));
 }
 

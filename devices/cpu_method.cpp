@@ -1,9 +1,11 @@
 #include "devices/cpu_method.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "devices/run_as.hpp"
+#include "devices/runner/interrupts.hpp"
 
 namespace eat::devices {
 
@@ -49,9 +51,51 @@ std::string others_text(const timing_options& t, const runner_reply& r) {
          + " ms of the candidate's";
 }
 
+/// What was taken off the samples for the interrupts counted
+/// (devices/runner/interrupt_cost.hpp).
+std::string interrupts_taken_text(
+  const timing_options& t, const runner_reply& r) {
+  if (!t.take_off_interrupts)
+    return "their time left in the samples";
+  double least = 0;
+  double most = 0;
+  interrupt_tally sum;
+  for (const auto& w : r.workloads) {
+    const auto& i = w.interrupts;
+    sum.probe += i.probe;
+    sum.probe_ns += i.probe_ns;
+    sum.baseline_taken_ns += i.baseline_taken_ns;
+    sum.candidate_taken_ns += i.candidate_taken_ns;
+    if (i.cost_ns <= 0)
+      continue;
+    least = least > 0 ? std::min(least, i.cost_ns) : i.cost_ns;
+    most = std::max(most, i.cost_ns);
+  }
+  if (sum.probe_ns == 0)
+    return "their time left in the samples, where fewer than one call in "
+           "two met one";
+  auto us = [](double ns) {
+    return short_number(std::round(ns / 100) / 10);
+  };
+  auto cost = most <= 0       ? std::string{"no cost seen"}
+              : least == most ? us(most) + " us an interrupt"
+                              : us(least) + " - " + us(most)
+                                  + " us an interrupt, by workload";
+  auto ms = [](int64_t ns) {
+    return short_number(static_cast<double>(ns) / 1e6) + " ms";
+  };
+  return "their time taken off each watched call at the cost a probe "
+         "spinning on the core measured ("
+         + cost + "; " + std::to_string(sum.probe) + " interrupts in "
+         + ms(sum.probe_ns) + " of probe), the candidate's calls at most "
+         + short_number(rate_margin) + " times the baseline's rate of them: "
+         + ms(sum.baseline_taken_ns) + " of the baseline's calls, "
+         + ms(sum.candidate_taken_ns) + " of the candidate's";
+}
+
 /// What was counted of the interrupts on the device's core
 /// (devices/runner/interrupts.hpp).
-std::string interrupts_text(const runner_reply& r) {
+std::string interrupts_text(const timing_options& t, const runner_reply& r) {
   if (!r.interrupts_not_counted.empty())
     return "interrupts on the device's core not counted ("
            + r.interrupts_not_counted + ")";
@@ -81,7 +125,8 @@ std::string interrupts_text(const runner_reply& r) {
          + ms(sum.baseline_ns) + "), " + std::to_string(sum.candidate)
          + " in the candidate's (" + ms(sum.candidate_ns) + ") over "
          + std::to_string(sum.rounds) + " rounds, " + std::to_string(sum.all)
-         + " in all " + ms(sum.all_ns) + " of timing";
+         + " in all " + ms(sum.all_ns) + " of timing; "
+         + interrupts_taken_text(t, r);
 }
 
 } // namespace
@@ -106,7 +151,7 @@ std::string measurement_method(
                      + std::to_string(r.candidate_cpu_during_baseline_ns / 1000)
                      + " us while the baseline's ran)"
                  : std::string{"cpu: steady_clock around each call"};
-  return clock + "; " + others_text(t, r) + "; " + interrupts_text(r)
+  return clock + "; " + others_text(t, r) + "; " + interrupts_text(t, r)
          + "; baseline and candidate "
            "interleaved in random order; input sets rotated (> max(2x LLC, "
            "32 MiB), up to 128 MiB, inputs flushed from the caches where the "

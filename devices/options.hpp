@@ -35,6 +35,10 @@ struct timing_options {
   /// off its sample (devices/runner/run_delay.hpp). Only
   /// bench/contention_bench turns it off, to show what it does.
   bool take_off_others = true;
+  /// CPU devices: take the estimated time of the interrupts counted on
+  /// the device's core off the samples (devices/runner/interrupt_cost.hpp).
+  /// Only bench/contention_bench turns it off, to show what it does.
+  bool take_off_interrupts = true;
 };
 
 /// How the CPU device compiles and runs candidates.

@@ -18,7 +18,8 @@
 namespace eat::devices {
 
 EAT_DESCRIBE(timing_options, warmup, min_samples, min_time_s, max_time_s,
-  max_rel_se, check_seeds, reference_samples, take_off_others)
+  max_rel_se, check_seeds, reference_samples, take_off_others,
+  take_off_interrupts)
 
 /// Child fd on which the runner reads its request.
 constexpr int runner_request_fd = 3;
@@ -100,6 +101,16 @@ struct interrupt_tally {
   /// Over the whole timing, the watched calls included, and its wall time.
   int64_t all = 0;
   int64_t all_ns = 0;
+  /// The probe of what one interrupt costs on the core: the interrupts
+  /// counted in it and its wall time, and the cost it gave; then the time
+  /// taken off each kernel's samples for the interrupts counted around
+  /// them (devices/runner/interrupt_cost.hpp). All 0 where nothing was
+  /// (fewer than one call in two met an interrupt).
+  int64_t probe = 0;
+  int64_t probe_ns = 0;
+  double cost_ns = 0;
+  int64_t baseline_taken_ns = 0;
+  int64_t candidate_taken_ns = 0;
 };
 
 /// What the runner measured on one workload.
@@ -185,7 +196,8 @@ EAT_DESCRIBE(runner_request, nonce, kind, dtype, atol, rtol, matched_ratio,
   max_error, deterministic, workloads, reference_so, baseline_so, candidate_so,
   seed, timing, core, limits, kernel_processes)
 EAT_DESCRIBE(interrupt_tally, rounds, baseline, baseline_ns, candidate,
-  candidate_ns, rate_bound_per_ms, baseline_above, all, all_ns)
+  candidate_ns, rate_bound_per_ms, baseline_above, all, all_ns, probe, probe_ns,
+  cost_ns, baseline_taken_ns, candidate_taken_ns)
 EAT_DESCRIBE(workload_report, workload, status, detail, max_abs_error,
   max_rel_error, baseline_ns, candidate_ns, candidate_cpu_ns, candidate_wall_ns,
   input_sets, set_bytes, call_overhead_ns, baseline_others_ns,

@@ -305,16 +305,16 @@ void interrupt_watch::start(int64_t now_ns) {
   start_ns_ = now_ns;
 }
 
-void interrupt_watch::add(int64_t baseline, int64_t baseline_ns,
-  int64_t candidate, int64_t candidate_ns) {
-  if (!counting() || baseline < 0 || candidate < 0)
+void interrupt_watch::add(
+  size_t round, const counted_call& baseline, const counted_call& candidate) {
+  if (!counting() || baseline.count < 0 || candidate.count < 0)
     return;
-  tally_.baseline += baseline;
-  tally_.baseline_ns += baseline_ns;
-  tally_.candidate += candidate;
-  tally_.candidate_ns += candidate_ns;
+  tally_.baseline += baseline.count;
+  tally_.baseline_ns += baseline.window_ns;
+  tally_.candidate += candidate.count;
+  tally_.candidate_ns += candidate.window_ns;
   ++tally_.rounds;
-  baseline_calls_.push_back({baseline, baseline_ns});
+  rounds_.push_back({round, baseline, candidate});
 }
 
 interrupt_tally interrupt_watch::finish(int64_t now_ns) {
@@ -329,11 +329,49 @@ interrupt_tally interrupt_watch::finish(int64_t now_ns) {
     auto per_ns = rate_margin * poisson_upper_bound(tally_.candidate)
                   / static_cast<double>(tally_.candidate_ns);
     tally_.rate_bound_per_ms = per_ns * 1e6;
-    for (const auto& c : baseline_calls_)
-      if (c.count > poisson_three_quarters(per_ns * static_cast<double>(c.ns)))
+    for (const auto& r : rounds_)
+      if (r.baseline.count > poisson_three_quarters(
+            per_ns * static_cast<double>(r.baseline.window_ns)))
         ++tally_.baseline_above;
   }
   return tally_;
+}
+
+double interrupt_watch::probe_cost(interrupt_tally& tally) const {
+  if (counter_ == nullptr || tally.rounds == 0)
+    return 0;
+  // Fewer than one call in two met an interrupt: neither median moved.
+  auto rounds = static_cast<double>(tally.rounds);
+  if (static_cast<double>(tally.baseline) < 0.5 * rounds
+      && static_cast<double>(tally.candidate) < 0.5 * rounds)
+    return 0;
+  auto chunks
+    = probe_interrupts(*counter_, probe_chunk_ns, probe_interrupt_count,
+      std::clamp<int64_t>(tally.all_ns / 50, 5'000'000, 40'000'000));
+  for (const auto& c : chunks) {
+    tally.probe += std::max<int64_t>(0, c.count);
+    tally.probe_ns += c.window_ns;
+  }
+  tally.cost_ns = interrupt_cost_ns(chunks);
+  return tally.cost_ns;
+}
+
+void interrupt_watch::take_off(interrupt_tally& tally, double cost_ns,
+  std::vector<int64_t>& baseline_ns, std::vector<int64_t>& candidate_ns) const {
+  if (tally.rounds == 0 || tally.baseline_ns <= 0 || cost_ns <= 0)
+    return;
+  const auto cap = rate_margin * static_cast<double>(tally.baseline)
+                   / static_cast<double>(tally.baseline_ns);
+  for (const auto& r : rounds_) {
+    if (r.round >= baseline_ns.size() || r.round >= candidate_ns.size())
+      continue;
+    auto b = interrupts_time_ns(r.baseline, cost_ns);
+    auto c = interrupts_time_ns(r.candidate, cost_ns, cap);
+    baseline_ns[r.round] = std::max<int64_t>(1, baseline_ns[r.round] - b);
+    candidate_ns[r.round] = std::max<int64_t>(1, candidate_ns[r.round] - c);
+    tally.baseline_taken_ns += b;
+    tally.candidate_taken_ns += c;
+  }
 }
 
 } // namespace eat::devices

@@ -37,6 +37,7 @@
 #include <string_view>
 #include <vector>
 
+#include "devices/runner/interrupt_cost.hpp"
 #include "devices/runner_protocol.hpp"
 
 namespace eat::devices {
@@ -120,6 +121,11 @@ double watched_fraction(int64_t call_ns, int64_t read_ns);
 /// /proc/interrupts').
 constexpr double rate_margin = 1.5;
 
+/// The probe of an interrupt's cost (interrupt_cost.hpp): chunks of 200
+/// us, until 128 interrupts are counted.
+constexpr int64_t probe_chunk_ns = 200'000;
+constexpr int64_t probe_interrupt_count = 128;
+
 /// An upper bound on the log of the chance that a Binomial(n, p) count
 /// reaches k (Chernoff: -n x KL(k/n || p)); 0 when k <= n p.
 double log_tail_bound(double n, double k, double p);
@@ -160,26 +166,41 @@ public:
 
   void start(int64_t now_ns);
 
-  /// A watched round: the interrupts in each kernel's call (-1: not
-  /// read; the round is then left out) and the calls' windows.
-  void add(int64_t baseline, int64_t baseline_ns, int64_t candidate,
-    int64_t candidate_ns);
+  /// Watched round `round` (the index of its samples): each kernel's
+  /// call, with its count (-1: not read; the round is then left out).
+  void add(
+    size_t round, const counted_call& baseline, const counted_call& candidate);
 
   /// The tally, with the whole timing ending at `now_ns`: the
   /// candidate's bound times rate_margin, and the baseline's calls above
   /// their mark at it.
   interrupt_tally finish(int64_t now_ns);
 
+  /// What one interrupt costs on the core, measured by a probe
+  /// (interrupt_cost.hpp) and recorded in `tally` (finish's): 0, and no
+  /// probe, where fewer than one of each kernel's calls in two met an
+  /// interrupt. The probe spins until probe_interrupt_count have been
+  /// counted or a fiftieth of the timing (5 - 40 ms) is spent.
+  double probe_cost(interrupt_tally& tally) const;
+
+  /// Takes `cost_ns` for each interrupt counted off the watched rounds'
+  /// samples (interrupts_time_ns), and records it in `tally`: the
+  /// candidate's calls at most rate_margin times the baseline's rate.
+  void take_off(interrupt_tally& tally, double cost_ns,
+    std::vector<int64_t>& baseline_ns,
+    std::vector<int64_t>& candidate_ns) const;
+
 private:
-  struct call {
-    int64_t count;
-    int64_t ns;
+  struct round_calls {
+    size_t round;
+    counted_call baseline;
+    counted_call candidate;
   };
   const interrupt_counter* counter_;
   int64_t start_ = -1;
   int64_t start_ns_ = 0;
   interrupt_tally tally_;
-  std::vector<call> baseline_calls_;
+  std::vector<round_calls> rounds_;
 };
 
 } // namespace eat::devices

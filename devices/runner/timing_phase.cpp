@@ -434,8 +434,10 @@ timing_outcome time_workload(
     result.baseline_others_ns += base.others_ns;
     result.candidate_others_ns += cand.others_ns;
     if (watch)
-      interrupts.add(base.interrupts, base.interrupts_window_ns,
-        cand.interrupts, cand.interrupts_window_ns);
+      interrupts.add(round,
+        {base.interrupts, base.interrupts_window_ns, result.baseline_ns.back()},
+        {cand.interrupts, cand.interrupts_window_ns,
+          result.candidate_ns.back()});
     result.candidate_wall_ns += cand.span_ns;
     result.candidate_cpu_ns += cand.cpu_ns;
     auto elapsed
@@ -445,6 +447,10 @@ timing_outcome time_workload(
       break;
   }
   result.interrupts = interrupts.finish(now_ns());
+  if (ctx.timing.take_off_interrupts)
+    interrupts.take_off(result.interrupts,
+      interrupts.probe_cost(result.interrupts), result.baseline_ns,
+      result.candidate_ns);
   result = verify_timed(
     ctx, p, w, sets, other, beyond, {sample, gen}, std::move(result));
   if (hosted && result.status == eval_status::passed)

@@ -77,3 +77,48 @@ TEST_CASE("the method says when no device's interrupt goes to the core or "
   CHECK(contains(method, "the time other tasks had the core left in the "
                          "samples"));
 }
+
+TEST_CASE("the method gives the probe's cost and the interrupts' time taken "
+          "off, or why it was left in") {
+  timing_options t;
+  auto r = two_workloads();
+  SECTION("fewer than one call in two met an interrupt: no probe") {
+    auto method = measurement_method(t, &r);
+    CAPTURE(method);
+    CHECK(contains(method, "10 in all 38 ms of timing; their time left in "
+                           "the samples, where fewer than one call in two "
+                           "met one"));
+  }
+  SECTION("probed in both workloads") {
+    auto& a = r.workloads[0].interrupts;
+    a.probe = 130;
+    a.probe_ns = 30'000'000;
+    a.cost_ns = 18'740;
+    a.baseline_taken_ns = 100'000'000;
+    a.candidate_taken_ns = 2'000'000;
+    auto& b = r.workloads[1].interrupts;
+    b.probe = 66;
+    b.probe_ns = 10'000'000;
+    b.cost_ns = 21'260;
+    b.baseline_taken_ns = 20'000'000;
+    auto method = measurement_method(t, &r);
+    CAPTURE(method);
+    CHECK(contains(method,
+      "their time taken off each watched call at the cost a probe spinning "
+      "on the core measured (18.7 - 21.3 us an interrupt, by workload; 196 "
+      "interrupts in 40 ms of probe), the candidate's calls at most 1.5 "
+      "times the baseline's rate of them: 120 ms of the baseline's calls, 2 "
+      "ms of the candidate's"));
+    // One workload's cost, and a probe that saw no cost.
+    b = {};
+    CHECK(contains(measurement_method(t, &r), "(18.7 us an interrupt; 130 "
+                                              "interrupts in 30 ms of probe)"));
+    a.cost_ns = 0;
+    CHECK(contains(measurement_method(t, &r), "(no cost seen; 130 "));
+  }
+  SECTION("taking off turned off") {
+    t.take_off_interrupts = false;
+    CHECK(contains(measurement_method(t, &r),
+      "10 in all 38 ms of timing; their time left in the samples; "));
+  }
+}

@@ -17,6 +17,7 @@
 #include <catch2/catch.hpp>
 
 #include "devices/runner/interrupts.hpp"
+#include "tests/devices/fake_irqs.hpp"
 #include "tests/devices/test_support.hpp"
 
 using namespace eat;
@@ -24,44 +25,6 @@ using namespace eat::devices;
 using namespace eat::devices::test;
 
 namespace {
-
-void write_file(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream out{path, std::ios::trunc};
-  out << text;
-}
-
-/// A machine's /sys/kernel/irq and /proc/irq, made up in a scratch folder.
-class fake_irqs {
-public:
-  /// Interrupt `n`, whose affinity is `affinity` (its effective one
-  /// `effective`, where given), counted `counts` ("3,7": CPU 0, CPU 1).
-  void route(int n, const std::string& affinity, const std::string& counts,
-    const std::string& effective = {}) {
-    auto proc = dir_.path() / "proc" / std::to_string(n);
-    std::filesystem::create_directories(proc);
-    std::filesystem::create_directories(sys(n));
-    write_file(proc / "smp_affinity_list", affinity + "\n");
-    if (!effective.empty())
-      write_file(proc / "effective_affinity_list", effective + "\n");
-    count(n, counts);
-  }
-
-  void count(int n, const std::string& counts) {
-    write_file(sys(n) / "per_cpu_count", counts + "\n");
-  }
-
-  interrupt_counter counter(int32_t core) const {
-    return interrupt_counter::of_core(
-      core, (dir_.path() / "sys").string(), (dir_.path() / "proc").string());
-  }
-
-private:
-  std::filesystem::path sys(int n) const {
-    return dir_.path() / "sys" / std::to_string(n);
-  }
-
-  scratch_dir dir_ = make_temp_dir();
-};
 
 /// CPU `core`'s count of interrupt `irq` in /proc/interrupts' `text`, or
 /// -1.
@@ -233,12 +196,9 @@ namespace {
 template<class Aim>
 interrupt_tally tally_of(int rounds, double rate, double baseline_ms,
   double candidate_ms, Aim aim, int64_t between = 0) {
-  fake_irqs irqs;
-  irqs.route(36, "0", "0");
-  auto counter = irqs.counter(0);
-  REQUIRE(counter.is_open());
-  interrupt_watch watch{&counter};
-  watch.start(0);
+  watched_irq irq;
+  REQUIRE(irq.is_open());
+  auto& watch = irq.watch;
   std::mt19937_64 gen{42};
   std::poisson_distribution<int64_t> in_baseline{rate * baseline_ms};
   std::poisson_distribution<int64_t> in_candidate{rate * candidate_ms};
@@ -250,11 +210,12 @@ interrupt_tally tally_of(int rounds, double rate, double baseline_ms,
   for (int i = 0; i < rounds; ++i) {
     auto b = in_baseline(gen) + aim(i);
     auto c = in_candidate(gen);
-    watch.add(b, ms(baseline_ms), c, ms(candidate_ms));
+    watch.add(
+      static_cast<size_t>(i), {b, ms(baseline_ms)}, {c, ms(candidate_ms)});
     all += b + c;
     ns += ms(baseline_ms + candidate_ms) * 2;
   }
-  irqs.count(36, std::to_string(all));
+  irq.count(all);
   return watch.finish(ns);
 }
 
@@ -352,9 +313,9 @@ TEST_CASE("a workload's tally holds the watched rounds and the whole "
   interrupt_watch watch{&counter};
   watch.start(1'000);
   CHECK(watch.counting());
-  watch.add(1, 200, 1, 2'000);
-  watch.add(-1, 500, 2, 50); // a failed read: the round is left out
-  watch.add(40, 300, 0, 3'000);
+  watch.add(0, {1, 200}, {1, 2'000});
+  watch.add(1, {-1, 500}, {2, 50}); // a failed read: the round is left out
+  watch.add(2, {40, 300}, {0, 3'000});
   irqs.count(36, "150");
   auto t = watch.finish(20'000);
   CHECK(t.rounds == 2);
@@ -377,7 +338,7 @@ TEST_CASE("without a counter a workload's tally is empty") {
   interrupt_watch none{nullptr};
   none.start(0);
   CHECK_FALSE(none.counting());
-  none.add(5, 100, 1, 10);
+  none.add(0, {5, 100}, {1, 10});
   auto t = none.finish(1'000);
   CHECK(t.rounds == 0);
   CHECK(t.all_ns == 0);

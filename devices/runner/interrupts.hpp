@@ -28,7 +28,9 @@
 // where an attacker could put interrupts too. Counting calls rather than
 // interrupts, a burst that chance put in one call (a disk flushing, a
 // packet train) weighs as one call; and a burst in the candidate's calls
-// only raises the bound.
+// only raises the bound. What the interrupts counted take from the calls
+// is then taken off their samples, at a cost a probe measures on the core
+// (interrupt_cost.hpp, interrupt_watch::probe_cost and take_off).
 
 #pragma once
 

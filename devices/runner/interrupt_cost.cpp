@@ -145,18 +145,24 @@ std::vector<probe_chunk> probe_interrupts(const interrupt_counter& counter,
 
 double interrupt_cost_ns(const std::vector<probe_chunk>& chunks) {
   std::map<int64_t, std::vector<double>> by_count;
+  std::vector<double> longest_met;
   size_t kept = 0;
   for (const auto& c : chunks) {
     if (c.count < 0 || c.spin_ns <= 0 || c.longest_ns > probe_stall_ns)
       continue;
     by_count[c.count].push_back(static_cast<double>(c.gaps_ns));
+    if (c.count > 0)
+      longest_met.push_back(static_cast<double>(c.longest_ns));
     ++kept;
   }
   auto bins
     = bins_of(by_count, std::max(min_bin_chunks, kept / max_cost_bins + 1));
   if (bins.size() < 2)
     return 0;
-  return std::max(0.0, median_slope(bins));
+  // An interrupt in the spin skips its clock by at least its cost in one
+  // gap: the chunks that met some have their longest gap that long.
+  auto most = longest_met.empty() ? 0.0 : middle_of(longest_met);
+  return std::clamp(median_slope(bins), 0.0, most);
 }
 
 int64_t interrupts_time_ns(

@@ -81,11 +81,13 @@ std::vector<probe_chunk> probe_interrupts(const interrupt_counter& counter,
 /// count into bins of at least 5 (neighbouring counts share a bin where
 /// they have fewer); each pair of bins gives the slope between their
 /// median gap times, weighted by the product of their sizes; the weighted
-/// median of those slopes (Theil-Sen over bins) is the cost. A count also
-/// holds the interrupts in the reads around the spin, which skip no clock
-/// of it: their share of a chunk's window (~18 of 218 us here) is all
-/// the medians can lose of the cost. 0 when there are fewer than two
-/// bins, or below 0.
+/// median of those slopes (Theil-Sen over bins) is the cost, at most the
+/// median longest gap of the chunks that met an interrupt (each skipped
+/// the clock at least that long at once). A count also holds the
+/// interrupts in the reads around the spin, which skip no clock of it:
+/// their share of a chunk's window (~18 of 218 us here) is all the
+/// medians can lose of the cost. 0 when there are fewer than two bins, or
+/// below 0.
 double interrupt_cost_ns(const std::vector<probe_chunk>& chunks);
 
 /// The time `cost_ns` an interrupt gives `call`'s sample: its count scaled

@@ -194,6 +194,19 @@ TEST_CASE("no cost is measured without two counts to compare or from "
         == Approx(10'000.0));
 }
 
+TEST_CASE("no interrupt costs more than the longest gaps of the chunks "
+          "that met one") {
+  // Chunks with 2 counted skipped 30 us more than those with none, in
+  // gaps of at most 9 us: whatever else skipped their clocks, no one
+  // interrupt held it for the slope's 15 us.
+  std::vector<probe_chunk> chunks;
+  for (int i = 0; i < 10; ++i) {
+    chunks.push_back({0, 218'000, 200'000, 0, 0});
+    chunks.push_back({2, 218'000, 200'000, 30'000, 9'000});
+  }
+  CHECK(interrupt_cost_ns(chunks) == 9'000);
+}
+
 TEST_CASE("a lone interrupt on a quiet core says nothing of its cost") {
   std::vector<probe_chunk> chunks(199, {0, 218'000, 200'000, 0, 0});
   chunks.push_back({1, 218'000, 200'000, 90'000, 90'000});

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "devices/runner/interrupts.hpp"
+#include "devices/stats.hpp"
 
 namespace eat::devices {
 
@@ -25,14 +26,6 @@ struct count_bin {
   double chunks;
 };
 
-double middle_of(std::vector<double>& xs) {
-  auto mid = xs.begin() + static_cast<std::ptrdiff_t>(xs.size() / 2);
-  std::nth_element(xs.begin(), mid, xs.end());
-  if (xs.size() % 2 == 1)
-    return *mid;
-  return (*mid + *std::max_element(xs.begin(), mid)) / 2;
-}
-
 /// The gap times grouped by count, the groups, in order, gathered into bins
 /// of at least `least` chunks (the last one short of it joins the bin
 /// before).
@@ -45,8 +38,7 @@ std::vector<count_bin> bins_of(
   double last_counts = 0;
   auto close = [&] {
     auto n = static_cast<double>(gaps.size());
-    auto copy = gaps;
-    bins.push_back({counts / n, middle_of(copy), n});
+    bins.push_back({counts / n, median(gaps), n});
     last = std::move(gaps);
     last_counts = counts;
     gaps.clear();
@@ -161,8 +153,7 @@ double interrupt_cost_ns(const std::vector<probe_chunk>& chunks) {
     return 0;
   // An interrupt in the spin skips its clock by at least its cost in one
   // gap: the chunks that met some have their longest gap that long.
-  auto most = longest_met.empty() ? 0.0 : middle_of(longest_met);
-  return std::clamp(median_slope(bins), 0.0, most);
+  return std::clamp(median_slope(bins), 0.0, median(longest_met));
 }
 
 int64_t interrupts_time_ns(

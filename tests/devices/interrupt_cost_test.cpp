@@ -287,6 +287,38 @@ TEST_CASE("a probe stops at its budget when too few interrupts come") {
   CHECK(failed[0].count == -1);
 }
 
+TEST_CASE("the probe runs only where one call in two of a kernel met an "
+          "interrupt") {
+  // Counts that never move: a probe that runs sees no cost, but spends
+  // its budget (5 ms at least) and says so in the tally.
+  auto tally_after = [](int64_t baseline, int64_t candidate) {
+    watched_irq irq;
+    REQUIRE(irq.is_open());
+    for (size_t i = 0; i < 10; ++i)
+      irq.watch.add(i, {i < static_cast<size_t>(baseline) ? 1 : 0, 1'000'000},
+        {i < static_cast<size_t>(candidate) ? 1 : 0, 100'000});
+    auto tally = irq.watch.finish(20'000'000);
+    CHECK(irq.watch.probe_cost(tally) == 0);
+    return tally;
+  };
+  // 4 of 10 and 4 of 10: neither median moved, no probe.
+  auto quiet = tally_after(4, 4);
+  CHECK(quiet.probe_ns == 0);
+  CHECK(quiet.cost_ns == 0);
+  // 5 of the baseline's 10, or 5 of the candidate's: a probe.
+  for (auto [b, c] : {std::pair{5, 0}, std::pair{0, 5}}) {
+    CAPTURE(b, c);
+    auto met = tally_after(b, c);
+    CHECK(met.probe_ns >= 4'800'000);
+    CHECK(met.probe == 0);
+  }
+  // Without a counter there is nothing to probe with.
+  interrupt_watch none{nullptr};
+  auto empty = none.finish(1'000);
+  CHECK(none.probe_cost(empty) == 0);
+  CHECK(empty.probe_ns == 0);
+}
+
 TEST_CASE("the time interrupts give a call is its count scaled from its "
           "window to its sample, within a cap and the sample") {
   // 4 counted in a window of which the sample is 0.8: 3.2 inside.

@@ -140,11 +140,14 @@ TEST_CASE("cli process: a silent child is stopped by the idle timeout") {
 
 TEST_CASE("cli process: a child that ignores SIGTERM gets SIGKILL after the grace period") {
   test::temp_dir dir;
+  // hang.sh prints a line once its trap is set, so the idle timeout cannot
+  // send SIGTERM before it (a slow start on a loaded machine did).
   auto spec = spec_for({fake_cli("hang.sh"), "stubborn"}, dir.path());
   spec.idle_timeout_s = 0.2;
   spec.kill_grace_s = 0.2;
   auto r = run_cli_process(spec);
   REQUIRE(r);
+  CHECK(r->output == "ignoring TERM\n");
   CHECK(r->end == cli_end::idle);
   CHECK(r->killed);
   CHECK(r->status.signal == SIGKILL);

@@ -93,6 +93,21 @@ std::string interrupts_taken_text(
          + ms(sum.candidate_taken_ns) + " of the candidate's";
 }
 
+/// What came of interrupts routed to the device's core during a timing
+/// (summed in `sum`): "" where none came.
+std::string rerouted_text(const interrupt_tally& sum) {
+  std::string text;
+  if (sum.unwatched > 0)
+    text += ", " + std::to_string(sum.unwatched)
+            + " more from interrupts routed to the core during a timing, "
+              "counted around no call";
+  if (sum.retimed > 0)
+    text += ", " + std::to_string(sum.retimed)
+            + " workload(s) timed again because interrupts were routed to "
+              "the core during their timing";
+  return text;
+}
+
 /// What was counted of the interrupts on the device's core
 /// (devices/runner/interrupts.hpp).
 std::string interrupts_text(const timing_options& t, const runner_reply& r) {
@@ -108,6 +123,8 @@ std::string interrupts_text(const timing_options& t, const runner_reply& r) {
     sum.candidate_ns += w.interrupts.candidate_ns;
     sum.all += w.interrupts.all;
     sum.all_ns += w.interrupts.all_ns;
+    sum.unwatched += w.interrupts.unwatched;
+    sum.retimed += w.interrupts.retimed;
   }
   auto ms = [](int64_t ns) {
     return short_number(static_cast<double>(ns) / 1e6) + " ms";
@@ -125,8 +142,8 @@ std::string interrupts_text(const timing_options& t, const runner_reply& r) {
          + ms(sum.baseline_ns) + "), " + std::to_string(sum.candidate)
          + " in the candidate's (" + ms(sum.candidate_ns) + ") over "
          + std::to_string(sum.rounds) + " rounds, " + std::to_string(sum.all)
-         + " in all " + ms(sum.all_ns) + " of timing; "
-         + interrupts_taken_text(t, r);
+         + " in all " + ms(sum.all_ns) + " of timing" + rerouted_text(sum)
+         + "; " + interrupts_taken_text(t, r);
 }
 
 } // namespace

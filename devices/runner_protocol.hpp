@@ -111,6 +111,13 @@ struct interrupt_tally {
   double cost_ns = 0;
   int64_t baseline_taken_ns = 0;
   int64_t candidate_taken_ns = 0;
+  /// Interrupts on the core, over the whole timing, of those not routed
+  /// there when it started (irqbalance moved them there), so counted
+  /// around no call; and whether the workload was timed again, with them
+  /// counted, because they came in one round in two or more
+  /// (interrupts.hpp, run_with_routes).
+  int64_t unwatched = 0;
+  uint32_t retimed = 0;
 };
 
 /// What the runner measured on one workload.
@@ -185,7 +192,8 @@ struct runner_reply {
   std::string others_not_taken_off;
   /// Why the interrupts on the device's core were not counted
   /// (devices/runner/interrupts.hpp); "" when they were, from the
-  /// interrupts numbered here (none: no device's goes to the core).
+  /// interrupts numbered here (none: no device's goes to the core), each
+  /// routed there when some workload started.
   std::string interrupts_not_counted;
   std::vector<int32_t> interrupt_sources;
 };
@@ -197,7 +205,7 @@ EAT_DESCRIBE(runner_request, nonce, kind, dtype, atol, rtol, matched_ratio,
   seed, timing, core, limits, kernel_processes)
 EAT_DESCRIBE(interrupt_tally, rounds, baseline, baseline_ns, candidate,
   candidate_ns, rate_bound_per_ms, baseline_above, all, all_ns, probe, probe_ns,
-  cost_ns, baseline_taken_ns, candidate_taken_ns)
+  cost_ns, baseline_taken_ns, candidate_taken_ns, unwatched, retimed)
 EAT_DESCRIBE(workload_report, workload, status, detail, max_abs_error,
   max_rel_error, baseline_ns, candidate_ns, candidate_cpu_ns, candidate_wall_ns,
   input_sets, set_bytes, call_overhead_ns, baseline_others_ns,

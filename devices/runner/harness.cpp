@@ -81,13 +81,27 @@ workload_report run_workload_safely(const harness_context& ctx,
   }
 }
 
-/// Runs every workload until one fails, completing `reply`.
-runner_reply run_workloads(
-  const runner_request& req, const harness_context& ctx, runner_reply reply) {
+/// Runs every workload until one fails, completing `reply`; `counter`
+/// (null: none, else ctx's) reads the interrupts' routes again before
+/// each workload, and a workload is timed again where they changed during
+/// its timing (run_with_routes), with a seed of its own.
+runner_reply run_workloads(const runner_request& req,
+  const harness_context& ctx, interrupt_counter* counter, runner_reply reply) {
   reply.status = eval_status::passed;
-  for (size_t i = 0; i < req.workloads.size(); ++i) {
-    reply.workloads.push_back(run_workload_safely(ctx, req.workloads[i],
-      derive_seed(req.seed, i), req.limits.address_space_mib));
+  const auto n = req.workloads.size();
+  for (size_t i = 0; i < n; ++i) {
+    reply.workloads.push_back(run_with_routes(
+      ctx.interrupts != nullptr ? counter : nullptr, [&](int again) {
+        return run_workload_safely(ctx, req.workloads[i],
+          derive_seed(req.seed, again == 0 ? i : n + i),
+          req.limits.address_space_mib);
+      }));
+    if (ctx.interrupts != nullptr)
+      for (int source : counter->sources())
+        if (std::find(reply.interrupt_sources.begin(),
+              reply.interrupt_sources.end(), source)
+            == reply.interrupt_sources.end())
+          reply.interrupt_sources.push_back(source);
     const auto& report = reply.workloads.back();
     if (report.status != eval_status::passed) {
       reply.status = report.status;
@@ -152,7 +166,7 @@ runner_reply run_in_kernel_processes(
   // Opened once the kernels' processes run: they inherit no descriptor.
   auto interrupts = interrupt_counter::of_core(req.core);
   count_interrupts_with(interrupts, ctx, reply);
-  reply = run_workloads(req, ctx, std::move(reply));
+  reply = run_workloads(req, ctx, &interrupts, std::move(reply));
   reply.candidate_idle_cpu_ns = candidate->idle_cpu_ns();
   reply.candidate_cpu_during_baseline_ns = candidate->during_other().cpu_ns;
   return reply;
@@ -341,7 +355,7 @@ runner_reply run_request(const runner_request& req) {
     reply.others_not_taken_off = sched.why_not();
   auto interrupts = interrupt_counter::of_core(req.core);
   count_interrupts_with(interrupts, ctx, reply);
-  return run_workloads(req, ctx, std::move(reply));
+  return run_workloads(req, ctx, &interrupts, std::move(reply));
 }
 
 } // namespace eat::devices

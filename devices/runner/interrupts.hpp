@@ -35,6 +35,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -59,7 +60,8 @@ public:
   /// `sys_dir` (/sys/kernel/irq) whose affinity in `proc_dir` (/proc/irq:
   /// <n>/effective_affinity_list, else <n>/smp_affinity_list) holds the
   /// core, from `sys_dir`/<n>/per_cpu_count; measures what a read costs.
-  /// Interrupts routed there later are not counted.
+  /// Interrupts routed there later (irqbalance moves them every 10 s) are
+  /// counted by read_others until `refresh` finds them.
   static interrupt_counter of_core(int32_t core,
     const std::string& sys_dir = "/sys/kernel/irq",
     const std::string& proc_dir = "/proc/irq");
@@ -92,10 +94,28 @@ public:
   /// read.
   int64_t read() const;
 
+  /// The core's count so far of the other interrupts listed, those not
+  /// routed there when the counter opened or last refreshed: read file
+  /// by file (a few us each), so only around a whole timing. -1 when
+  /// the list cannot be read; interrupts whose files cannot be read are
+  /// left out.
+  int64_t read_others() const;
+
+  /// Reads the affinities again and counts the interrupts routed to the
+  /// core now, measuring a read anew; whether they changed. Keeps what
+  /// it had where an interrupt's files cannot be opened.
+  bool refresh();
+
 private:
+  /// The median of five reads, in ns; -1 where one failed.
+  int64_t measured_read_ns() const;
+
   bool open_ = false;
   std::vector<int> fds_;
   std::vector<int> sources_;
+  std::vector<int> others_;
+  std::string sys_dir_;
+  std::string proc_dir_;
   int32_t core_ = -1;
   int64_t read_ns_ = 0;
   std::string why_not_;
@@ -174,8 +194,9 @@ public:
     size_t round, const counted_call& baseline, const counted_call& candidate);
 
   /// The tally, with the whole timing ending at `now_ns`: the
-  /// candidate's bound times rate_margin, and the baseline's calls above
-  /// their mark at it.
+  /// candidate's bound times rate_margin, the baseline's calls above
+  /// their mark at it, and the interrupts on the core of those not
+  /// routed there at the start (read_others).
   interrupt_tally finish(int64_t now_ns);
 
   /// What one interrupt costs on the core, measured by a probe
@@ -200,9 +221,24 @@ private:
   };
   const interrupt_counter* counter_;
   int64_t start_ = -1;
+  int64_t others_start_ = -1;
   int64_t start_ns_ = 0;
   interrupt_tally tally_;
   std::vector<round_calls> rounds_;
 };
+
+/// Whether interrupts routed to the core during a workload's timing, and
+/// so counted around none of its calls (`t.unwatched`), came often enough
+/// to move the median of `rounds` samples: in one round in two or more.
+bool routed_during_timing(const interrupt_tally& t, size_t rounds);
+
+/// Runs `run` (one workload's checks and timing; its argument is the try,
+/// 0 or 1) once `counter` (null: none) has read the affinities again. Where
+/// a passed report's tally shows interrupts routed to the core during the
+/// timing (routed_during_timing), it reads them once more and runs `run`
+/// again with those interrupts counted: that report, with `retimed` 1 in
+/// its tally.
+workload_report run_with_routes(
+  interrupt_counter* counter, const std::function<workload_report(int)>& run);
 
 } // namespace eat::devices

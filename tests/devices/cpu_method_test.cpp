@@ -122,3 +122,20 @@ TEST_CASE("the method gives the probe's cost and the interrupts' time taken "
       "10 in all 38 ms of timing; their time left in the samples; "));
   }
 }
+
+TEST_CASE("the method says how many interrupts came from ones routed to the "
+          "core during a timing and which workloads were timed again") {
+  timing_options t;
+  auto r = two_workloads();
+  CHECK_FALSE(contains(measurement_method(t, &r), "routed to the core"));
+  r.workloads[0].interrupts.unwatched = 3;
+  r.workloads[1].interrupts.unwatched = 4;
+  r.workloads[1].interrupts.retimed = 1;
+  auto method = measurement_method(t, &r);
+  CAPTURE(method);
+  CHECK(contains(method,
+    "10 in all 38 ms of timing, 7 more from interrupts routed to the core "
+    "during a timing, counted around no call, 1 workload(s) timed again "
+    "because interrupts were routed to the core during their timing; "
+    "their time left in"));
+}

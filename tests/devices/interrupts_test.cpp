@@ -100,6 +100,37 @@ TEST_CASE("a core that no device's interrupt is routed to counts none") {
   CHECK(counter.read() == 0);
 }
 
+TEST_CASE("interrupts routed to the core after the counter opened are "
+          "read as others until a refresh counts them") {
+  fake_irqs irqs;
+  irqs.route(36, "1", "0,100");
+  irqs.route(40, "0", "9,9");
+  irqs.route(42, "0-1", "0,5", "0");
+  irqs.route(44, "0", "x");
+  auto counter = irqs.counter(1);
+  REQUIRE(counter.is_open());
+  CHECK(counter.sources() == std::vector<int>{36});
+  // 44's count cannot be read: left out.
+  CHECK(counter.read_others() == 14);
+  CHECK_FALSE(counter.refresh());
+  // irqbalance moves 40 to CPU 1: its count there grows, which read
+  // does not see.
+  irqs.route(40, "1", "9,30");
+  CHECK(counter.read() == 100);
+  CHECK(counter.read_others() == 35);
+  CHECK(counter.refresh());
+  CHECK(counter.sources() == std::vector<int>{36, 40});
+  CHECK(counter.read() == 130);
+  CHECK(counter.read_others() == 5);
+  CHECK_FALSE(counter.refresh());
+  // Moved off again, 36 is no longer read.
+  irqs.route(36, "0", "0,100");
+  CHECK(counter.refresh());
+  CHECK(counter.sources() == std::vector<int>{40});
+  CHECK(counter.read() == 30);
+  CHECK(counter.read_others() == 105);
+}
+
 TEST_CASE("a counter that cannot list the interrupts or find its core's "
           "count says why") {
   auto missing = interrupt_counter::of_core(0, "/nonexistent/irq", "/proc/irq");
@@ -332,6 +363,112 @@ TEST_CASE("a workload's tally holds the watched rounds and the whole "
   // At that rate 200 ns and 300 ns expect about 1.6 and 2.5, whose marks
   // are 2 and 3: 1 is below its mark, 40 above.
   CHECK(t.baseline_above == 1);
+}
+
+TEST_CASE("a workload's tally counts apart the interrupts of those routed "
+          "to the core during its timing") {
+  fake_irqs irqs;
+  irqs.route(36, "0", "100,0");
+  irqs.route(40, "1", "0,50");
+  auto counter = irqs.counter(0);
+  REQUIRE(counter.is_open());
+  interrupt_watch watch{&counter};
+  watch.start(0);
+  irqs.route(40, "0", "12,50");
+  irqs.count(36, "110,0");
+  auto t = watch.finish(1'000);
+  CHECK(t.all == 10);
+  CHECK(t.unwatched == 12);
+}
+
+TEST_CASE("interrupts routed to the core during a timing matter from one "
+          "round in two") {
+  interrupt_tally t;
+  CHECK_FALSE(routed_during_timing(t, 10));
+  t.unwatched = 4;
+  CHECK_FALSE(routed_during_timing(t, 10));
+  t.unwatched = 5;
+  CHECK(routed_during_timing(t, 10));
+  CHECK(routed_during_timing(t, 0));
+}
+
+namespace {
+
+/// A passed workload of 10 watched rounds whose calls met no counted
+/// interrupt, during whose timing interrupt 40 is routed to CPU 0 (if it
+/// is not yet) and comes there `n` more times, to `count` in all.
+workload_report timed_while_routed(fake_irqs& irqs,
+  const interrupt_counter& counter, int64_t& count, int64_t n,
+  eval_status status = eval_status::passed) {
+  interrupt_watch watch{&counter};
+  watch.start(0);
+  workload_report r;
+  r.status = status;
+  for (size_t i = 0; i < 10; ++i) {
+    watch.add(i, {0, 1'000, 1'000}, {0, 1'000, 1'000});
+    r.baseline_ns.push_back(1'000);
+    r.candidate_ns.push_back(1'000);
+  }
+  count += n;
+  irqs.route(40, "0", std::to_string(count) + ",0");
+  r.interrupts = watch.finish(100'000);
+  return r;
+}
+
+} // namespace
+
+TEST_CASE("a workload is timed again, the interrupts counted, where ones "
+          "routed to the core during its timing came in a round in two") {
+  fake_irqs irqs;
+  irqs.route(36, "0", "0,0");
+  irqs.route(40, "1", "0,0");
+  auto counter = irqs.counter(0);
+  REQUIRE(counter.is_open());
+  int64_t count = 0;
+  std::vector<int> tries;
+  // Runs a workload during each try of which `n` such interrupts come.
+  auto timed = [&](int64_t n, eval_status status = eval_status::passed) {
+    return run_with_routes(&counter, [&, n, status](int again) {
+      tries.push_back(again);
+      return timed_while_routed(irqs, counter, count, n, status);
+    });
+  };
+  SECTION("moved during the first try: timed again with 40 counted") {
+    auto r = timed(6);
+    CHECK(tries == std::vector<int>{0, 1});
+    CHECK(r.interrupts.retimed == 1);
+    CHECK(r.interrupts.unwatched == 0);
+    CHECK(r.interrupts.all == 6);
+    CHECK(counter.sources() == std::vector<int>{36, 40});
+  }
+  SECTION("too few to move a median: timed once") {
+    auto r = timed(4);
+    CHECK(tries == std::vector<int>{0});
+    CHECK(r.interrupts.retimed == 0);
+    CHECK(r.interrupts.unwatched == 4);
+  }
+  SECTION("a workload that failed is not timed again") {
+    auto r = timed(9, eval_status::incorrect);
+    CHECK(tries == std::vector<int>{0});
+    CHECK(r.interrupts.unwatched == 9);
+  }
+  SECTION("routed before the workload: the refresh counts them at once") {
+    irqs.route(40, "0", "0,0");
+    auto r = timed(6);
+    CHECK(tries == std::vector<int>{0});
+    CHECK(r.interrupts.all == 6);
+    CHECK(r.interrupts.unwatched == 0);
+  }
+  SECTION("without a counter: timed once") {
+    auto r = run_with_routes(nullptr, [&](int again) {
+      tries.push_back(again);
+      workload_report w;
+      w.status = eval_status::passed;
+      w.interrupts.unwatched = 100;
+      return w;
+    });
+    CHECK(tries == std::vector<int>{0});
+  }
 }
 
 TEST_CASE("without a counter a workload's tally is empty") {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -18,6 +19,16 @@ namespace {
 
 /// Room for a per_cpu_count file: a count for each possible CPU.
 constexpr size_t count_file_bytes = 1 << 16;
+
+/// A buffer of count_file_bytes for the thread's reads, made at its first
+/// (when a counter opens): reading allocates nothing afterwards, since a
+/// kernel in the runner's process that takes its memory from the heap on
+/// every call would take page faults in its calls where the harness's
+/// heap grew between them (tests/devices/kernel_processes_test.cpp).
+char* count_buffer() {
+  static thread_local std::vector<char> buf(count_file_bytes);
+  return buf.data();
+}
 
 /// The text of `fd` from offset 0 (at most count_file_bytes); "" on an
 /// error.
@@ -51,21 +62,6 @@ std::string_view trimmed(std::string_view text) {
          && (text.back() == '\n' || text.back() == ' ' || text.back() == '\t'))
     text.remove_suffix(1);
   return text;
-}
-
-/// The text of the file at `path` (at most 4 KiB), or "" with `ok` false.
-std::string file_text(const std::string& path, bool& ok) {
-  ok = false;
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return {};
-  char buf[4096];
-  auto n = ::read(fd, buf, sizeof(buf));
-  ::close(fd);
-  if (n < 0)
-    return {};
-  ok = true;
-  return {buf, static_cast<size_t>(n)};
 }
 
 int64_t ns_since(std::chrono::steady_clock::time_point t0) {
@@ -116,9 +112,9 @@ int64_t per_cpu_count_of(std::string_view text, int32_t core) {
 interrupt_counter::interrupt_counter(interrupt_counter&& other) noexcept
   : open_(other.open_), fds_(std::move(other.fds_)),
     sources_(std::move(other.sources_)), others_(std::move(other.others_)),
-    sys_dir_(std::move(other.sys_dir_)), proc_dir_(std::move(other.proc_dir_)),
-    core_(other.core_), read_ns_(other.read_ns_),
-    why_not_(std::move(other.why_not_)) {
+    all_(std::move(other.all_)), sys_dir_(std::move(other.sys_dir_)),
+    proc_dir_(std::move(other.proc_dir_)), core_(other.core_),
+    read_ns_(other.read_ns_), why_not_(std::move(other.why_not_)) {
   other.open_ = false;
   other.fds_.clear();
 }
@@ -132,6 +128,7 @@ interrupt_counter& interrupt_counter::operator=(
     fds_ = std::move(other.fds_);
     sources_ = std::move(other.sources_);
     others_ = std::move(other.others_);
+    all_ = std::move(other.all_);
     sys_dir_ = std::move(other.sys_dir_);
     proc_dir_ = std::move(other.proc_dir_);
     core_ = other.core_;
@@ -167,26 +164,42 @@ std::vector<int> listed_interrupts(
   return numbers;
 }
 
-/// Whether interrupt `n`'s affinity in `proc_dir` holds `core` (false
-/// where neither affinity file can be read).
-bool routed_to(const std::string& proc_dir, int n, int32_t core) {
-  auto base = proc_dir + "/" + std::to_string(n) + "/";
-  bool ok = false;
-  auto list = file_text(base + "effective_affinity_list", ok);
-  if (!ok)
-    list = file_text(base + "smp_affinity_list", ok);
-  return ok && cpu_list_has(list, core);
+/// The path `dir`/`n`/`file` in `path` (PATH_MAX bytes), built without
+/// allocating; false where it does not fit.
+bool irq_path(char* path, const std::string& dir, int n, const char* file) {
+  auto len = std::snprintf(path, PATH_MAX, "%s/%d/%s", dir.c_str(), n, file);
+  return len > 0 && len < PATH_MAX;
 }
 
-/// `core`'s count in the per_cpu_count file at `path`, or -1.
-int64_t count_at(const std::string& path, int32_t core) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+/// Whether interrupt `n`'s affinity in `proc_dir` holds `core` (false
+/// where neither affinity file can be read); allocates nothing.
+bool routed_to(const std::string& proc_dir, int n, int32_t core) {
+  char path[PATH_MAX];
+  for (const char* file : {"effective_affinity_list", "smp_affinity_list"}) {
+    if (!irq_path(path, proc_dir, n, file))
+      return false;
+    int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+      continue;
+    auto text = read_text(fd, count_buffer());
+    ::close(fd);
+    return cpu_list_has(text, core);
+  }
+  return false;
+}
+
+/// `core`'s count in interrupt `n`'s per_cpu_count file in `sys_dir`, or
+/// -1; allocates nothing.
+int64_t count_at(const std::string& sys_dir, int n, int32_t core) {
+  char path[PATH_MAX];
+  if (!irq_path(path, sys_dir, n, "per_cpu_count"))
+    return -1;
+  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return -1;
-  static thread_local std::vector<char> buf(count_file_bytes);
-  auto n = per_cpu_count_of(read_text(fd, buf.data()), core);
+  auto count = per_cpu_count_of(read_text(fd, count_buffer()), core);
   ::close(fd);
-  return n;
+  return count;
 }
 
 } // namespace
@@ -197,10 +210,10 @@ interrupt_counter interrupt_counter::of_core(
   c.core_ = core;
   c.sys_dir_ = sys_dir;
   c.proc_dir_ = proc_dir;
-  auto numbers = listed_interrupts(sys_dir, c.why_not_);
+  c.all_ = listed_interrupts(sys_dir, c.why_not_);
   if (!c.why_not_.empty())
     return c;
-  for (int n : numbers) {
+  for (int n : c.all_) {
     if (!routed_to(proc_dir, n, core)) {
       c.others_.push_back(n);
       continue;
@@ -240,9 +253,8 @@ int64_t interrupt_counter::read() const {
   if (!open_)
     return -1;
   int64_t sum = 0;
-  static thread_local std::vector<char> buf(count_file_bytes);
   for (int fd : fds_) {
-    auto n = per_cpu_count_of(read_text(fd, buf.data()), core_);
+    auto n = per_cpu_count_of(read_text(fd, count_buffer()), core_);
     if (n < 0)
       return -1;
     sum += n;
@@ -255,28 +267,29 @@ int64_t interrupt_counter::read_others() const {
     return -1;
   int64_t sum = 0;
   for (int n : others_)
-    sum += std::max<int64_t>(0,
-      count_at(sys_dir_ + "/" + std::to_string(n) + "/per_cpu_count", core_));
+    sum += std::max<int64_t>(0, count_at(sys_dir_, n, core_));
   return sum;
 }
 
 bool interrupt_counter::refresh() {
   if (!open_)
     return false;
-  std::string why;
-  auto numbers = listed_interrupts(sys_dir_, why);
-  if (!why.empty())
+  // Compared first without allocating (see count_buffer); the interrupts
+  // are those listed when the counter opened.
+  auto routed_now = [&](int n) {
+    return routed_to(proc_dir_, n, core_);
+  };
+  if (std::all_of(sources_.begin(), sources_.end(), routed_now)
+      && std::none_of(others_.begin(), others_.end(), routed_now))
     return false;
   std::vector<int> sources;
   std::vector<int> others;
-  for (int n : numbers)
-    (routed_to(proc_dir_, n, core_) ? sources : others).push_back(n);
-  if (sources == sources_) {
-    others_ = std::move(others);
-    return false;
-  }
   std::vector<int> fds;
-  for (int n : sources) {
+  for (int n : all_) {
+    if (!routed_now(n)) {
+      others.push_back(n);
+      continue;
+    }
     auto path = sys_dir_ + "/" + std::to_string(n) + "/per_cpu_count";
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
@@ -285,6 +298,7 @@ bool interrupt_counter::refresh() {
       return false;
     }
     fds.push_back(fd);
+    sources.push_back(n);
   }
   for (int fd : fds_)
     ::close(fd);

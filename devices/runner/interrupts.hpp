@@ -101,9 +101,11 @@ public:
   /// left out.
   int64_t read_others() const;
 
-  /// Reads the affinities again and counts the interrupts routed to the
-  /// core now, measuring a read anew; whether they changed. Keeps what
-  /// it had where an interrupt's files cannot be opened.
+  /// Reads the affinities of the interrupts listed at the start again and
+  /// counts those routed to the core now, measuring a read anew; whether
+  /// they changed. Keeps what it had where an interrupt's files cannot be
+  /// opened. Allocates nothing where nothing changed, as read and
+  /// read_others never do.
   bool refresh();
 
 private:
@@ -114,6 +116,7 @@ private:
   std::vector<int> fds_;
   std::vector<int> sources_;
   std::vector<int> others_;
+  std::vector<int> all_;
   std::string sys_dir_;
   std::string proc_dir_;
   int32_t core_ = -1;

@@ -173,9 +173,10 @@ void let_go_of_stdio() {
 }
 
 /// The namespace's init (PID 1): mounts `args.mounts` for the program, starts
-/// it, reaps every process of the namespace until the program ends, writes the
-/// program's wait status to `to_keeper` and exits, upon which the kernel kills
-/// what is left of the namespace.
+/// it in a session of its own, writes a byte to `to_keeper` (the program's
+/// group is there to be signalled), reaps every process of the namespace
+/// until the program ends, writes the program's wait status to `to_keeper`
+/// and exits, upon which the kernel kills what is left of the namespace.
 [[noreturn]] void run_init(
   const keeper_args& args, const sigset_t& mask, int to_keeper) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL); // the keeper killed: all go
@@ -214,6 +215,11 @@ void let_go_of_stdio() {
   }
   if (worker < 0)
     ::_exit(keeper_failed);
+  const char started = 's';
+  ssize_t sent;
+  do
+    sent = ::write(to_keeper, &started, 1);
+  while (sent < 0 && errno == EINTR);
   let_go_of_stdio();
   for (;;) {
     int status = 0;
@@ -275,6 +281,14 @@ started_program start_isolated(const keeper_args& args, const sigset_t& mask) {
   }
   out.status_fd = pipe_fds[0];
   out.group = -out.pid;
+  // Until init has made the program's group, a stop sent to it would be
+  // lost (ESRCH): a CLI stopped as it started ran on until the grace
+  // period was over. Init says when the group is there (or dies first).
+  char started = 0;
+  ssize_t n;
+  do
+    n = ::read(out.status_fd, &started, 1);
+  while (n < 0 && errno == EINTR);
   return out;
 }
 

@@ -17,6 +17,7 @@
 #include <poll.h>
 #include <sys/mount.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "actors/agent/cli_process.hpp"
@@ -139,30 +140,67 @@ TEST_CASE("cli process: a silent child is stopped by the idle timeout") {
 }
 
 TEST_CASE("cli process: a child that ignores SIGTERM gets SIGKILL after the grace period") {
+  // Stopped once hang.sh says its trap is set: an idle timeout, which runs
+  // from the start, once sent SIGTERM before it on a loaded machine.
   test::temp_dir dir;
-  // hang.sh prints a line once its trap is set, so the idle timeout cannot
-  // send SIGTERM before it (a slow start on a loaded machine did).
   auto spec = spec_for({fake_cli("hang.sh"), "stubborn"}, dir.path());
-  spec.idle_timeout_s = 0.2;
   spec.kill_grace_s = 0.2;
+  spec.on_line = [](std::string_view line) {
+    return line != "ignoring TERM";
+  };
   auto r = run_cli_process(spec);
   REQUIRE(r);
   CHECK(r->output == "ignoring TERM\n");
-  CHECK(r->end == cli_end::idle);
+  CHECK(r->end == cli_end::stopped);
   CHECK(r->killed);
   CHECK(r->status.signal == SIGKILL);
+}
+
+TEST_CASE("cli process: a stop the keeper gets as it starts reaches the CLI "
+          "at once, not after the grace period") {
+  // The keeper starts with SIGTERM pending (kept across exec), so it asks
+  // the CLI's group to stop before the namespace's init may have made
+  // that group: the stop was lost (ESRCH), and the CLI ran on until the
+  // keeper's grace period was over and it was killed. The CLI (perl,
+  // which Debian always has) unblocks SIGTERM, blocked for it as for the
+  // keeper, and dies of the one sent to it.
+  std::vector<std::string> args{EAT_KEEPER_PATH, "--parent",
+    std::to_string(::getpid()), "--grace", "20", "--", "/usr/bin/perl",
+    "-MPOSIX", "-e",
+    "sigprocmask(SIG_UNBLOCK, POSIX::SigSet->new(SIGTERM)); sleep 600"};
+  std::vector<char*> argv;
+  for (auto& arg : args)
+    argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  pid_t keeper = ::fork();
+  REQUIRE(keeper >= 0);
+  if (keeper == 0) {
+    ::setpgid(0, 0); // as eat starts it: a stop without namespaces goes here
+    sigset_t term;
+    sigemptyset(&term);
+    sigaddset(&term, SIGTERM);
+    ::sigprocmask(SIG_BLOCK, &term, nullptr);
+    ::kill(::getpid(), SIGTERM);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(keeper, &status, 0) == keeper);
+  REQUIRE(WIFSIGNALED(status));
+  CHECK(WTERMSIG(status) == SIGTERM); // SIGKILL: the grace period ran out
 }
 
 TEST_CASE("cli process: a chatty child is stopped by the wall-clock timeout") {
   test::temp_dir dir;
   auto spec = spec_for({fake_cli("noisy.sh"), "ticks"}, dir.path());
-  spec.timeout_s = 0.5;
+  // Long enough for a shell on a loaded machine to start and print.
+  spec.timeout_s = 2;
   spec.idle_timeout_s = 30;
   auto r = run_cli_process(spec);
   REQUIRE(r);
   CHECK(r->end == cli_end::timed_out);
   CHECK_THAT(r->output, Catch::StartsWith("tick\n"));
-  CHECK(describe_end(*r, spec) == "timed out after 0.5 s");
+  CHECK(describe_end(*r, spec) == "timed out after 2 s");
 }
 
 TEST_CASE("cli process: the line callback sees each line and can stop the child") {
@@ -328,16 +366,23 @@ TEST_CASE("cli process: a stubborn CLI and its daemon are killed after the "
           "grace period") {
   test::temp_dir dir;
   auto spec = spec_for({fake_cli("daemon.sh"), "stubborn"}, dir.path());
-  spec.idle_timeout_s = 0.3;
   spec.kill_grace_s = 0.2;
+  // Stopped once both pids are written and the trap is set.
+  spec.on_line = [](std::string_view line) {
+    return line != "daemon started";
+  };
   auto r = run_cli_process(spec);
   REQUIRE(r);
-  CHECK(r->end == cli_end::idle);
+  CHECK(r->end == cli_end::stopped);
   CHECK(r->killed);
   CHECK(r->status.signal == SIGKILL);
   CHECK(r->seconds < 5); // the keeper's grace, not the pump's margin
-  CHECK(gone(pid_in(dir.path() / "cli.pid")));
-  CHECK(gone(pid_in(dir.path() / "daemon.pid")));
+  auto cli = pid_in(dir.path() / "cli.pid");
+  auto daemon = pid_in(dir.path() / "daemon.pid");
+  REQUIRE(cli > 0);
+  REQUIRE(daemon > 0);
+  CHECK(gone(cli));
+  CHECK(gone(daemon));
 }
 
 TEST_CASE("cli process: a CLI and its daemon die when the run halts") {

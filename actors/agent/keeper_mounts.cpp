@@ -119,19 +119,20 @@ std::string bind_from(int source, const std::string& path, bool read_only) {
 
 /// Covers `path` with an empty tmpfs of its own, or, where it is a file,
 /// with /dev/null, read-only; nothing where it is missing (under a folder
-/// hidden before: hidden already).
+/// hidden before: hidden already), or went missing meanwhile (another
+/// run's folder, removed as this CLI started).
 std::string hide(const std::string& path) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0)
     return errno == ENOENT ? std::string{} : failure("stat " + path);
   if (!S_ISDIR(st.st_mode)) {
     if (::mount("/dev/null", path.c_str(), nullptr, MS_BIND, nullptr) != 0)
-      return failure("hiding " + path);
+      return errno == ENOENT ? std::string{} : failure("hiding " + path);
     return set_read_only(path, true); // writes still reach /dev/null
   }
   if (::mount("tmpfs", path.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777")
       != 0)
-    return failure("hiding " + path);
+    return errno == ENOENT ? std::string{} : failure("hiding " + path);
   return {};
 }
 

@@ -105,15 +105,13 @@ TEST_CASE("a hanging candidate times out and the device keeps working") {
   auto dev = make_device(opts);
   auto task = sgemm_task({gemm_workload(8, 8, 8)});
   auto hang = naive_kernel("for (volatile int spin = 0;; spin = spin + 1) {}");
-  auto start = std::chrono::steady_clock::now();
   auto hung = dev->evaluate(task, make_candidate("hang", hang), 1);
-  auto seconds
-    = std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-        .count();
   INFO(hung.detail);
   CHECK(hung.status == eval_status::timeout);
   CHECK(contains(hung.detail, "exceeded the 2 s deadline"));
-  CHECK(seconds < 10);
+  // The runner's time, not the compiler's, which a loaded machine slows.
+  CHECK(hung.run_s >= 2);
+  CHECK(hung.run_s < 10);
   auto next = dev->evaluate(
     task, make_candidate("good", tiled_source("ikj", 8, 8, 8)), 2);
   CHECK(next.status == eval_status::passed);

@@ -245,14 +245,15 @@ TEST_CASE("a probe's chunk spins its length and sums the time its clock "
   held.sa_handler = hold_the_core;
   struct sigaction before {};
   REQUIRE(::sigaction(SIGALRM, &held, &before) == 0);
-  // A signal to this thread 2 ms into a chunk of 20 ms, whose handler
-  // holds the thread.
+  // A signal to this thread once it has run 2 ms (within the chunk of 20
+  // ms however long it waited for the core before; CPU timers fire at the
+  // next tick), whose handler holds the thread.
   sigevent to_me{};
   to_me.sigev_notify = SIGEV_THREAD_ID;
   to_me.sigev_signo = SIGALRM;
   to_me._sigev_un._tid = static_cast<pid_t>(::gettid());
   timer_t timer{};
-  REQUIRE(::timer_create(CLOCK_MONOTONIC, &to_me, &timer) == 0);
+  REQUIRE(::timer_create(CLOCK_THREAD_CPUTIME_ID, &to_me, &timer) == 0);
   itimerspec at{{0, 0}, {0, 2'000'000}};
   REQUIRE(::timer_settime(timer, 0, &at, nullptr) == 0);
   auto chunk = probe_once(counter, 20'000'000);

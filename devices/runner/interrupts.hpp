@@ -97,7 +97,7 @@ public:
   /// The core's count so far of the other interrupts listed, those not
   /// routed there when the counter opened or last refreshed: read file
   /// by file (a few us each), so only around a whole timing. -1 when
-  /// the list cannot be read; interrupts whose files cannot be read are
+  /// the counter is not open; interrupts whose files cannot be read are
   /// left out.
   int64_t read_others() const;
 

@@ -164,6 +164,40 @@ std::vector<int> listed_interrupts(
   return numbers;
 }
 
+/// Calls `f(n)` for each interrupt `n` listed in `sys_dir` now, reading
+/// the folder into a buffer on the stack: allocates nothing. False where
+/// the folder cannot be read, after calling `f` for none or some.
+template<class F>
+bool for_each_listed(const std::string& sys_dir, F f) {
+  int fd = ::open(sys_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0)
+    return false;
+  alignas(dirent64) char buf[4096];
+  ssize_t got = 0;
+  while ((got = ::getdents64(fd, buf, sizeof(buf))) > 0)
+    for (ssize_t at = 0; at < got;) {
+      const auto* entry = reinterpret_cast<const dirent64*>(buf + at);
+      at += entry->d_reclen;
+      if (std::string_view name{entry->d_name}; is_count(name))
+        f(static_cast<int>(count_of(name)));
+    }
+  ::close(fd);
+  return got == 0;
+}
+
+/// Whether `sys_dir` lists exactly the interrupts in `sorted` now (true
+/// where it cannot be read: nothing to go by); allocates nothing.
+bool listed_exactly(
+  const std::string& sys_dir, const std::vector<int>& sorted) {
+  size_t listed = 0;
+  bool known = true;
+  auto read = for_each_listed(sys_dir, [&](int n) {
+    ++listed;
+    known = known && std::binary_search(sorted.begin(), sorted.end(), n);
+  });
+  return !read || (known && listed == sorted.size());
+}
+
 /// The path `dir`/`n`/`file` in `path` (PATH_MAX bytes), built without
 /// allocating; false where it does not fit.
 bool irq_path(char* path, const std::string& dir, int n, const char* file) {
@@ -265,23 +299,41 @@ int64_t interrupt_counter::read() const {
 int64_t interrupt_counter::read_others() const {
   if (!open_)
     return -1;
+  // Every interrupt listed now but those read: with those that appeared
+  // since the counter opened or last refreshed (hotplug; an interrupt's
+  // count starts at 0 when it appears), which others_ does not hold yet.
   int64_t sum = 0;
-  for (int n : others_)
+  auto add = [&](int n) {
     sum += std::max<int64_t>(0, count_at(sys_dir_, n, core_));
+  };
+  if (for_each_listed(sys_dir_, [&](int n) {
+        if (!std::binary_search(sources_.begin(), sources_.end(), n))
+          add(n);
+      }))
+    return sum;
+  sum = 0;
+  for (int n : others_)
+    add(n);
   return sum;
 }
 
 bool interrupt_counter::refresh() {
   if (!open_)
     return false;
-  // Compared first without allocating (see count_buffer); the interrupts
-  // are those listed when the counter opened.
+  // Compared first without allocating (see count_buffer): the interrupts
+  // listed, then their routes.
   auto routed_now = [&](int n) {
     return routed_to(proc_dir_, n, core_);
   };
-  if (std::all_of(sources_.begin(), sources_.end(), routed_now)
+  bool same_list = listed_exactly(sys_dir_, all_);
+  if (same_list && std::all_of(sources_.begin(), sources_.end(), routed_now)
       && std::none_of(others_.begin(), others_.end(), routed_now))
     return false;
+  if (!same_list) {
+    std::string why;
+    if (auto listed = listed_interrupts(sys_dir_, why); why.empty())
+      all_ = std::move(listed);
+  }
   std::vector<int> sources;
   std::vector<int> others;
   std::vector<int> fds;

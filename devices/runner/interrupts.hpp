@@ -60,8 +60,9 @@ public:
   /// `sys_dir` (/sys/kernel/irq) whose affinity in `proc_dir` (/proc/irq:
   /// <n>/effective_affinity_list, else <n>/smp_affinity_list) holds the
   /// core, from `sys_dir`/<n>/per_cpu_count; measures what a read costs.
-  /// Interrupts routed there later (irqbalance moves them every 10 s) are
-  /// counted by read_others until `refresh` finds them.
+  /// Interrupts routed there later (irqbalance moves them every 10 s), and
+  /// those that appear later (hotplug), are counted by read_others until
+  /// `refresh` finds them.
   static interrupt_counter of_core(int32_t core,
     const std::string& sys_dir = "/sys/kernel/irq",
     const std::string& proc_dir = "/proc/irq");
@@ -94,18 +95,18 @@ public:
   /// read.
   int64_t read() const;
 
-  /// The core's count so far of the other interrupts listed, those not
-  /// routed there when the counter opened or last refreshed: read file
-  /// by file (a few us each), so only around a whole timing. -1 when
-  /// the counter is not open; interrupts whose files cannot be read are
-  /// left out.
+  /// The core's count so far of the other interrupts, those listed now
+  /// but not read by `read` (not routed there when the counter opened or
+  /// last refreshed, or listed since): read file by file (a few us each),
+  /// so only around a whole timing. -1 when the counter is not open;
+  /// interrupts whose files cannot be read are left out.
   int64_t read_others() const;
 
-  /// Reads the affinities of the interrupts listed at the start again and
-  /// counts those routed to the core now, measuring a read anew; whether
-  /// they changed. Keeps what it had where an interrupt's files cannot be
-  /// opened. Allocates nothing where nothing changed, as read and
-  /// read_others never do.
+  /// Lists the interrupts again (those that appeared or went since) and
+  /// reads their affinities, and counts those routed to the core now,
+  /// measuring a read anew; whether the list or the routes changed. Keeps
+  /// what it had where an interrupt's files cannot be opened. Allocates
+  /// nothing where nothing changed, as read and read_others never do.
   bool refresh();
 
 private:
@@ -114,9 +115,9 @@ private:
 
   bool open_ = false;
   std::vector<int> fds_;
-  std::vector<int> sources_;
+  std::vector<int> sources_; // in order, as all_
   std::vector<int> others_;
-  std::vector<int> all_;
+  std::vector<int> all_; // those listed when opened or last refreshed
   std::string sys_dir_;
   std::string proc_dir_;
   int32_t core_ = -1;

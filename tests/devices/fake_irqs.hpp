@@ -35,6 +35,12 @@ public:
     count(n, counts);
   }
 
+  /// Interrupt `n` goes (its device unplugged).
+  void remove(int n) {
+    std::filesystem::remove_all(dir_.path() / "proc" / std::to_string(n));
+    std::filesystem::remove_all(sys(n));
+  }
+
   void count(int n, const std::string& counts) {
     write_irq_file(sys(n) / "per_cpu_count", counts + "\n");
   }

@@ -131,6 +131,39 @@ TEST_CASE("interrupts routed to the core after the counter opened are "
   CHECK(counter.read_others() == 105);
 }
 
+TEST_CASE("interrupts that appear after the counter opened are read as "
+          "others until a refresh lists them, and those that go are dropped") {
+  fake_irqs irqs;
+  irqs.route(36, "1", "0,100");
+  irqs.route(40, "0", "9,2");
+  auto counter = irqs.counter(1);
+  REQUIRE(counter.is_open());
+  CHECK(counter.read_others() == 2);
+  // A device is plugged in and its interrupt routed to CPU 1.
+  irqs.route(50, "1", "0,7");
+  CHECK(counter.read() == 100);
+  CHECK(counter.read_others() == 9);
+  CHECK(counter.refresh());
+  CHECK(counter.sources() == std::vector<int>{36, 50});
+  CHECK(counter.read() == 107);
+  CHECK(counter.read_others() == 2);
+  CHECK_FALSE(counter.refresh());
+  // One that appears routed elsewhere is listed, and counted as before.
+  irqs.route(52, "0", "4,1");
+  CHECK(counter.read_others() == 3);
+  CHECK(counter.refresh());
+  CHECK(counter.sources() == std::vector<int>{36, 50});
+  CHECK(counter.read_others() == 3);
+  CHECK_FALSE(counter.refresh());
+  // The device goes: its interrupt is read no more.
+  irqs.remove(50);
+  CHECK(counter.refresh());
+  CHECK(counter.sources() == std::vector<int>{36});
+  CHECK(counter.read() == 100);
+  CHECK(counter.read_others() == 3);
+  CHECK_FALSE(counter.refresh());
+}
+
 TEST_CASE("a counter that cannot list the interrupts or find its core's "
           "count says why") {
   auto missing = interrupt_counter::of_core(0, "/nonexistent/irq", "/proc/irq");

@@ -59,8 +59,8 @@ TEST_CASE("failures become a lesson with their mix") {
   CHECK(lessons[0].evidence == std::vector<std::string>{"c2", "c3"});
 }
 
-TEST_CASE("a changed lesson supersedes the current one on its subject; an "
-          "unchanged one is not repeated") {
+TEST_CASE("a changed lesson supersedes the current one on its subject and "
+          "an unchanged one is not repeated") {
   std::vector<scored_candidate> scored{
     passed("c1", "ikj", 10), passed("c2", "ikj", 9), passed("c3", "ikj", 11),
     passed("c4", "ijk", 2),  passed("c5", "ijk", 3)};

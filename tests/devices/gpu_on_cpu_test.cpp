@@ -499,8 +499,8 @@ TEST_CASE("GPU devices on the CPU are found, measured and checked through "
   }
 }
 
-TEST_CASE("after a run whose runner answered, a GPU device's health check "
-          "starts no runner; the next one does") {
+TEST_CASE("after a run whose runner answered a GPU device's health check "
+          "starts no runner and the next one does") {
   auto dir = make_temp_dir();
   auto dev = device_on_cpu("cuda", dir);
   auto task = small_sgemm("cuda");

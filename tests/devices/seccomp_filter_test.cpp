@@ -483,8 +483,8 @@ TEST_CASE("a confined process stays in its process group and keeps its "
   }) == "");
 }
 
-TEST_CASE("a process kept in its process group, and every process it "
-          "starts, cannot leave it; all else works") {
+TEST_CASE("a process kept in its process group and every process it "
+          "starts cannot leave it while all else works") {
   CHECK(
     run_confined(
       [] {

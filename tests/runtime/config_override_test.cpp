@@ -40,7 +40,8 @@ TEST_CASE("an override of an absent key is added right after [run]") {
   CHECK(cfg->supervisor.teams == 2);
 }
 
-TEST_CASE("a configuration without [run] gets one; a broken one is refused") {
+TEST_CASE("a configuration without a run table gets one and a broken one is "
+          "refused") {
   auto out = with_run_keys("[supervisor]\nteams = 1\n", {{"seed", "3"}});
   REQUIRE(out);
   CHECK(*out == "[supervisor]\nteams = 1\n[run]\nseed = 3\n");

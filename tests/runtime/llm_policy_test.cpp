@@ -80,7 +80,7 @@ TEST_CASE("at a plateau the llm policy sends the diagnosis and the learning "
 }
 
 TEST_CASE("an answer of the model that is not a plan is recorded and the "
-          "heuristic restructures instead; the run goes on") {
+          "heuristic restructures instead while the run goes on") {
   auto x = run_with_first_answer("Let me think about the teams first.");
   INFO(x.output);
   REQUIRE(WIFEXITED(x.status));

@@ -89,7 +89,7 @@ TEST_CASE("source files must exist inside the task folder or another "
 }
 
 TEST_CASE("a source file that is a symbolic link out of the tasks directory "
-          "is refused; one to another task's file is read") {
+          "is refused and one to another task's file is read") {
   scratch_tasks s;
   auto text = scratch_tasks::original();
   eat::test::temp_dir elsewhere;

@@ -25,6 +25,15 @@ std::string text(const char* what, cudaError_t rc) {
          + cudaGetErrorString(rc) + ")";
 }
 
+/// Whether `rc` is success; the runtime's last error cleared where not
+/// (a query the GPU does not support must not fail a later synchronise).
+bool cleared(cudaError_t rc) {
+  if (rc == cudaSuccess)
+    return true;
+  cudaGetLastError();
+  return false;
+}
+
 std::string uuid_text(const cudaUUID_t& id) {
   std::string out = "GPU-";
   char buf[3];
@@ -97,6 +106,11 @@ public:
     for (auto& e : events_)
       if (auto why = text("cudaEventCreate", cudaEventCreate(&e)); !why.empty())
         return why;
+    // The device-wide settings as the runtime set them, before any kernel
+    // code is loaded; restore_settings puts them back before every call.
+    has_cache_config_ = cleared(cudaDeviceGetCacheConfig(&cache_config_));
+    has_fetch_granularity_ = cleared(
+      cudaDeviceGetLimit(&fetch_granularity_, cudaLimitMaxL2FetchGranularity));
     return {};
   }
 
@@ -171,6 +185,27 @@ public:
         stream_, cudaStreamAttributeAccessPolicyWindow, &none)));
   }
 
+  /// A kernel could set a cache configuration or an L2 fetch granularity
+  /// that slows the other kernel at the end of its call, and its own at
+  /// the start of the next (review of the GPU harness): each is read, and
+  /// set back where it changed, before every call the harness times.
+  std::string restore_settings() override {
+    if (cudaFuncCache now{}; has_cache_config_
+                             && cleared(cudaDeviceGetCacheConfig(&now))
+                             && now != cache_config_)
+      if (auto why = text("cudaDeviceSetCacheConfig",
+            cudaDeviceSetCacheConfig(cache_config_));
+          !why.empty())
+        return why;
+    if (size_t now = 0;
+        has_fetch_granularity_
+        && cleared(cudaDeviceGetLimit(&now, cudaLimitMaxL2FetchGranularity))
+        && now != fetch_granularity_)
+      return text("cudaDeviceSetLimit(cudaLimitMaxL2FetchGranularity)",
+        cudaDeviceSetLimit(cudaLimitMaxL2FetchGranularity, fetch_granularity_));
+    return {};
+  }
+
   std::string record(int event) override {
     return text("cudaEventRecord", cudaEventRecord(events_[event], stream_));
   }
@@ -210,6 +245,10 @@ private:
   gpu_identity identity_;
   cudaStream_t stream_ = nullptr;
   bool persisting_l2_ = false;
+  cudaFuncCache cache_config_ = cudaFuncCachePreferNone;
+  bool has_cache_config_ = false;
+  size_t fetch_granularity_ = 0;
+  bool has_fetch_granularity_ = false;
   cudaEvent_t events_[2] = {nullptr, nullptr};
 };
 

@@ -48,13 +48,24 @@ caf::expected<double> measure_cuda_copy_bandwidth(int index) {
   if ((rc = cudaEventCreate(&b.start)) != cudaSuccess
       || (rc = cudaEventCreate(&b.stop)) != cudaSuccess)
     return fail("cudaEventCreate", rc);
-  cudaMemset(b.src, 1, copy_bytes);
-  cudaMemcpy(b.dst, b.src, copy_bytes, cudaMemcpyDeviceToDevice);
-  cudaEventRecord(b.start);
+  // Every call checked: copies that were never queued would give an
+  // enormous bandwidth, which the gate would adopt (device_peak).
+  if ((rc = cudaMemset(b.src, 1, copy_bytes)) != cudaSuccess)
+    return fail("cudaMemset", rc);
+  if ((rc = cudaMemcpy(b.dst, b.src, copy_bytes, cudaMemcpyDeviceToDevice))
+      != cudaSuccess)
+    return fail("cudaMemcpy", rc);
+  if ((rc = cudaEventRecord(b.start)) != cudaSuccess)
+    return fail("cudaEventRecord", rc);
   for (int i = 0; i < copies; ++i)
-    cudaMemcpyAsync(b.dst, b.src, copy_bytes, cudaMemcpyDeviceToDevice);
-  cudaEventRecord(b.stop);
-  if ((rc = cudaEventSynchronize(b.stop)) != cudaSuccess)
+    if ((rc
+          = cudaMemcpyAsync(b.dst, b.src, copy_bytes, cudaMemcpyDeviceToDevice))
+        != cudaSuccess)
+      return fail("cudaMemcpyAsync", rc);
+  if ((rc = cudaEventRecord(b.stop)) != cudaSuccess)
+    return fail("cudaEventRecord", rc);
+  if ((rc = cudaEventSynchronize(b.stop)) != cudaSuccess
+      || (rc = cudaGetLastError()) != cudaSuccess)
     return fail("copies", rc);
   float ms = 0;
   if ((rc = cudaEventElapsedTime(&ms, b.start, b.stop)) != cudaSuccess

@@ -81,6 +81,12 @@ public:
   /// no-op where the hardware has no persisting L2).
   virtual std::string reset_persisting_l2() = 0;
 
+  /// Puts back the device-wide settings that a kernel could leave changed
+  /// to slow the other kernel's calls, as they were when the GPU was opened
+  /// (CUDA: the cache configuration and the L2 fetch granularity); a
+  /// no-op where there are none.
+  virtual std::string restore_settings() = 0;
+
   /// Records an event on the stream: the start (0) or the stop (1) of a
   /// call.
   virtual std::string record(int event) = 0;

@@ -70,9 +70,14 @@ public:
       p.pciBusID, p.pciDeviceID);
     // The sysfs folder of its clocks (amd_clocks.hpp): "0000:c1:00.0".
     char pci[32] = {};
-    pci_ = hipDeviceGetPCIBusId(pci, sizeof(pci), index) == hipSuccess
-             ? std::string{pci}
-             : std::string{bus} + ".0";
+    if (hipDeviceGetPCIBusId(pci, sizeof(pci), index) == hipSuccess) {
+      pci_ = pci;
+    } else {
+      pci_ = std::string{bus} + ".0";
+      // Cleared: from ROCm 7.0 hipGetLastError keeps an error until it is
+      // read, as CUDA's does, and synchronize would report this one.
+      static_cast<void>(hipGetLastError());
+    }
     for (auto& c : pci_)
       c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     identity_ = {p.name, bus,
@@ -131,6 +136,12 @@ public:
   }
 
   std::string reset_persisting_l2() override {
+    return {};
+  }
+
+  /// AMD GPUs have no cache configuration (hipDeviceSetCacheConfig is a
+  /// no-op) and no L2 fetch granularity limit.
+  std::string restore_settings() override {
     return {};
   }
 

@@ -48,12 +48,21 @@ caf::expected<double> measure_hip_copy_bandwidth(int index) {
   if ((rc = hipEventCreate(&b.start)) != hipSuccess
       || (rc = hipEventCreate(&b.stop)) != hipSuccess)
     return fail("hipEventCreate", rc);
-  static_cast<void>(hipMemset(b.src, 1, copy_bytes));
-  static_cast<void>(hipMemcpy(b.dst, b.src, copy_bytes, hipMemcpyDeviceToDevice));
-  static_cast<void>(hipEventRecord(b.start));
+  // Every call checked: copies that were never queued would give an
+  // enormous bandwidth, which the gate would adopt (device_peak).
+  if ((rc = hipMemset(b.src, 1, copy_bytes)) != hipSuccess)
+    return fail("hipMemset", rc);
+  if ((rc = hipMemcpy(b.dst, b.src, copy_bytes, hipMemcpyDeviceToDevice))
+      != hipSuccess)
+    return fail("hipMemcpy", rc);
+  if ((rc = hipEventRecord(b.start)) != hipSuccess)
+    return fail("hipEventRecord", rc);
   for (int i = 0; i < copies; ++i)
-    static_cast<void>(hipMemcpyAsync(b.dst, b.src, copy_bytes, hipMemcpyDeviceToDevice));
-  static_cast<void>(hipEventRecord(b.stop));
+    if ((rc = hipMemcpyAsync(b.dst, b.src, copy_bytes, hipMemcpyDeviceToDevice))
+        != hipSuccess)
+      return fail("hipMemcpyAsync", rc);
+  if ((rc = hipEventRecord(b.stop)) != hipSuccess)
+    return fail("hipEventRecord", rc);
   if ((rc = hipEventSynchronize(b.stop)) != hipSuccess)
     return fail("copies", rc);
   float ms = 0;

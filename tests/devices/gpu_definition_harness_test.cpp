@@ -171,6 +171,22 @@ TEST_CASE("the GPU harness passes a correct definition kernel on every "
   CHECK(reply.flush_bytes == flush_bytes_for(uint64_t{1} << 20));
 }
 
+TEST_CASE("the GPU harness puts the device-wide settings back before every "
+          "call it times") {
+  // A kernel could leave a setting (CUDA's cache configuration, its L2
+  // fetch granularity) that slows the other kernel's calls; the fake
+  // counts the restores.
+  fixture f;
+  auto reply = f.run_mini(mini_kernel("", "", "0 * m"));
+  INFO(reply.detail);
+  REQUIRE(reply.status == eval_status::passed);
+  size_t timed = 0;
+  for (const auto& w : reply.workloads)
+    timed += w.baseline_ns.size() + w.candidate_ns.size();
+  // Each workload's warm-up is one call of each kernel.
+  CHECK(f.api.restored == static_cast<int>(timed + 2 * reply.workloads.size()));
+}
+
 TEST_CASE("the GPU harness names the wrong element of a definition output") {
   fixture f;
   auto reply = f.run_mini(mini_kernel("if (i == 2 && j == 4) c[i * n + j] += 0.5f;"));

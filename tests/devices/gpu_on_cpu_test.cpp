@@ -473,6 +473,37 @@ TEST_CASE("CUDA and HIP devices on the CPU pass the GQA decode baseline and "
         {"warp_split", {{"heads", "8"}, {"warps", "4"}}}});
 }
 
+TEST_CASE("a copy measured above the table's bandwidth raises the gate's "
+          "bandwidth by at most a quarter") {
+  // The fake runner reports an H200 (4.8 TB/s in the table) whose copy
+  // ran at the figure the test sets.
+  ::setenv("EAT_TEST_GPU_NAME", "NVIDIA H200", 1);
+  auto bandwidth_at = [](const char* gbps) {
+    ::setenv("EAT_TEST_GPU_COPY_GBPS", gbps, 1);
+    auto dir = make_temp_dir();
+    auto opts = options_on_cpu("cuda", dir, 120);
+    opts.peak_bw_override = 0;
+    auto made = make_gpu_devices("cuda", opts);
+    INFO((made ? std::string{} : render(made.error())));
+    REQUIRE(made);
+    REQUIRE(made->size() == 1);
+    INFO(made->front()->description());
+    return std::pair{
+      made->front()->caps().peak_bytes_per_s, made->front()->description()};
+  };
+  auto [below, below_text] = bandwidth_at("4200");
+  CHECK(below == Approx(4.8e12));
+  CHECK_THAT(below_text, Catch::Contains("copy measured 4200 GB/s"));
+  auto [above, above_text] = bandwidth_at("5000");
+  CHECK(above == Approx(5.0e12));
+  CHECK_THAT(above_text, Catch::Contains("above the table's"));
+  auto [far, far_text] = bandwidth_at("90000");
+  CHECK(far == Approx(6.0e12));
+  CHECK_THAT(far_text, Catch::Contains("(taken as 1.25 x the table's)"));
+  ::unsetenv("EAT_TEST_GPU_COPY_GBPS");
+  ::unsetenv("EAT_TEST_GPU_NAME");
+}
+
 TEST_CASE("GPU devices on the CPU are found, measured and checked through "
           "their runners") {
   for (const std::string backend : {"cuda", "hip"}) {

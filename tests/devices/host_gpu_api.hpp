@@ -44,7 +44,9 @@ public:
       gpu_info g;
       g.backend = backend_;
       g.index = static_cast<int>(i);
-      g.name = "host memory";
+      // A model of the peaks' table where a test names one.
+      const char* name = std::getenv("EAT_TEST_GPU_NAME");
+      g.name = name != nullptr ? name : "host memory";
       g.arch = std::string{backend_} == "hip" ? "gfx90a" : "sm_90";
       g.uuid = "FAKE-" + std::to_string(shown[i]);
       g.memory_bytes = uint64_t{1} << 30;
@@ -62,10 +64,13 @@ public:
       return {false, why};
     return {true, ""};
   }
-  /// Measured: copies of 16 MiB of host memory, read plus written.
+  /// Measured: copies of 16 MiB of host memory, read plus written; or
+  /// EAT_TEST_GPU_COPY_GBPS GB/s where a test sets it.
   caf::expected<double> copy_bandwidth(int index) override {
     if (!shows(index))
       return make_error(error::device_unavailable, "no such fake GPU");
+    if (const char* gbps = std::getenv("EAT_TEST_GPU_COPY_GBPS"))
+      return std::atof(gbps) * 1e9;
     constexpr size_t bytes = size_t{16} << 20;
     std::vector<char> src(bytes, 1);
     std::vector<char> dst(bytes);
@@ -121,6 +126,12 @@ public:
   std::string reset_persisting_l2() override {
     return {};
   }
+  /// Counts the calls (restored, for the tests).
+  std::string restore_settings() override {
+    ++restored;
+    return {};
+  }
+  int restored = 0;
   std::string record(int event) override {
     events_[event] = std::chrono::steady_clock::now();
     return {};

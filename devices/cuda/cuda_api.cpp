@@ -206,6 +206,11 @@ public:
     return {};
   }
 
+  std::string call_error() override {
+    return text("cudaGetLastError (a launch in the kernel's call failed)",
+      cudaGetLastError());
+  }
+
   std::string record(int event) override {
     return text("cudaEventRecord", cudaEventRecord(events_[event], stream_));
   }

@@ -87,6 +87,14 @@ public:
   /// no-op where there are none.
   virtual std::string restore_settings() = 0;
 
+  /// The runtime's error from a kernel's call ("" where none), read right
+  /// after the call returns and before any other runtime call: HIP before
+  /// ROCm 7.0 keeps only the last call's error, so a launch that failed
+  /// inside a call that did not check it was lost by the time the
+  /// synchronise asked (its outputs left poisoned: `incorrect`, where this
+  /// gives `runtime_error`).
+  virtual std::string call_error() = 0;
+
   /// Records an event on the stream: the start (0) or the stop (1) of a
   /// call.
   virtual std::string record(int event) = 0;

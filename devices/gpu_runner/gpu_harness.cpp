@@ -148,9 +148,12 @@ std::string call_on_device(const gpu_context& ctx, void* fn,
   device_problem& buffers, const problem_dims& dims) {
   auto rc = ctx.gk->call(fn, buffers.inputs().data(), buffers.outputs().data(),
     dims.data(), ctx.api->stream());
+  auto launch = ctx.api->call_error();
   if (rc != 0)
     return "the kernel returned error " + std::to_string(rc) + ": "
            + ctx.api->error_text(rc);
+  if (!launch.empty())
+    return "the GPU runtime reported an error: " + launch;
   if (auto why = ctx.api->synchronize(); !why.empty())
     return "the GPU runtime reported an error: " + why;
   return {};

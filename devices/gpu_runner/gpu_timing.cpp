@@ -110,6 +110,7 @@ timed_call time_one(const gpu_context& ctx, void* fn, device_problem& buffers,
     return failed_call(why);
   auto rc = ctx.gk->call(fn, buffers.inputs().data(),
     buffers.outputs().data(), dims.data(), api.stream());
+  auto launch = api.call_error();
   auto stop = api.record(1);
   auto sync = api.synchronize();
   t.wall_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -122,6 +123,8 @@ timed_call time_one(const gpu_context& ctx, void* fn, device_problem& buffers,
   if (rc != 0)
     t.error = "the kernel returned error " + std::to_string(rc) + ": "
               + api.error_text(rc);
+  else if (!launch.empty())
+    t.error = "the GPU runtime reported an error: " + launch;
   else if (!sync.empty())
     t.error = "the GPU runtime reported an error: " + sync;
   else if (!stop.empty())

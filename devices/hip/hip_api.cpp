@@ -145,6 +145,11 @@ public:
     return {};
   }
 
+  std::string call_error() override {
+    return text("hipGetLastError (a launch in the kernel's call failed)",
+      hipGetLastError());
+  }
+
   std::string record(int event) override {
     return text("hipEventRecord", hipEventRecord(events_[event], stream_));
   }

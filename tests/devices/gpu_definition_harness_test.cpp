@@ -327,6 +327,31 @@ TEST_CASE("the GPU harness reports a kernel's error code as a runtime error") {
   CHECK_THAT(reply.detail, Catch::Contains("returned error 700: fake error 700"));
 }
 
+TEST_CASE("a launch that failed inside a kernel's call is reported though "
+          "the kernel returned 0") {
+  // Read right after the call: HIP before ROCm 7.0 loses it at the next
+  // successful runtime call, and the outputs were left poisoned.
+  SECTION("in the baseline's first check: the evaluation is rejected") {
+    fixture f;
+    f.api.call_failure = "fake launch failure";
+    auto reply = f.run_mini(mini_kernel());
+    CHECK(reply.status == eval_status::rejected);
+    CHECK_THAT(reply.detail,
+      Catch::Contains(
+        "the GPU runtime reported an error: fake launch failure"));
+  }
+  SECTION("in a timed call: a runtime error") {
+    fixture f;
+    f.api.call_failure = "fake launch failure";
+    f.api.fail_timed_call = 3;
+    auto reply = f.run_mini(mini_kernel());
+    CHECK(reply.status == eval_status::runtime_error);
+    CHECK_THAT(reply.detail,
+      Catch::Contains("timing: the GPU runtime reported an error: fake "
+                      "launch failure"));
+  }
+}
+
 TEST_CASE("a GPU that a runner in a user namespace could not open is "
           "reported with the way to go without one, and other failures "
           "without it") {

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <unistd.h>
@@ -126,6 +127,17 @@ public:
   std::string reset_persisting_l2() override {
     return {};
   }
+  /// `call_failure`, once, where a test set it: for the first kernel
+  /// call of all (`fail_timed_call` 0) or for the timed call of that
+  /// number (1: the first call timed, its record(0) counted).
+  std::string call_error() override {
+    if (call_failure.empty() || timed_calls < fail_timed_call)
+      return {};
+    return std::exchange(call_failure, {});
+  }
+  std::string call_failure;
+  int fail_timed_call = 0;
+  int timed_calls = 0;
   /// Counts the calls (restored, for the tests).
   std::string restore_settings() override {
     ++restored;
@@ -133,6 +145,8 @@ public:
   }
   int restored = 0;
   std::string record(int event) override {
+    if (event == 0)
+      ++timed_calls;
     events_[event] = std::chrono::steady_clock::now();
     return {};
   }

@@ -241,7 +241,7 @@ caf::expected<std::pair<cpu_peak, std::string>> device_peak(
   const std::string& backend, const gpu_info& g, const gpu_options& opts) {
   cpu_peak peak;
   std::string source;
-  if (auto table = tabled_peaks(g.name)) {
+  if (auto table = tabled_peaks(g.name, g.multiprocessors)) {
     peak = {table->fp32_gate_flops(), table->bytes_per_s};
     source = "table: " + table->model;
   } else {
@@ -284,7 +284,7 @@ double half_peak_flops(
   const gpu_info& g, const cpu_peak& peak, const gpu_options& opts) {
   if (opts.peak_flops_override > 0)
     return opts.peak_flops_override;
-  auto table = tabled_peaks(g.name);
+  auto table = tabled_peaks(g.name, g.multiprocessors);
   return std::max(peak.flops_per_s, table ? table->bf16_flops : 0.0);
 }
 

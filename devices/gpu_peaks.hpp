@@ -3,8 +3,10 @@
 // measurement of device-to-device copy bandwidth refines
 // (measure_copy_bandwidth in devices/gpu_probe.hpp; the GPU device takes
 // the measured bandwidth where it beats the table's). Table figures are
-// dense (no sparsity), boost clocks, per GPU (one GCD-pair package for
-// MI250X). Pure lookups usable from any thread.
+// dense (no sparsity), boost clocks, per device as the runtime shows it
+// (one GCD of an MI250X or MI250, which HIP shows as a device each), and
+// scaled to the units of a part of one (a MIG instance, an MI300
+// partition). Pure lookups usable from any thread.
 
 #pragma once
 
@@ -36,8 +38,12 @@ struct gpu_peaks {
 };
 
 /// Returns the table's figures for a runtime model name such as "NVIDIA
-/// H100 80GB HBM3" or "AMD Instinct MI300X", or nothing if unknown.
-std::optional<gpu_peaks> tabled_peaks(std::string_view model);
+/// H100 80GB HBM3" or "AMD Instinct MI300X", or nothing if unknown. Where
+/// the device shows fewer `multiprocessors` (SMs, CUs) than the model has
+/// (a MIG instance, an MI300 partition), its FLOP/s are scaled to them;
+/// the bandwidth is the model's (a part may reach all of it).
+std::optional<gpu_peaks> tabled_peaks(
+  std::string_view model, int multiprocessors = 0);
 
 /// A generous estimate for a model the table lacks: multiprocessors x clock
 /// x 2 FLOP x 1024 (about a tensor-core rate), so that the gate never

@@ -1,18 +1,23 @@
 // HIP side of measure_copy_bandwidth (devices/gpu_probe.hpp): ten
-// device-to-device copies of 256 MiB timed with events, after one untimed.
+// device-to-device copies of 256 MiB timed with events, after one untimed;
+// of four times the Infinity Cache where that is larger (an MI300X's 256
+// MB would have served part of a 256 MiB copy).
 // Runs in eat-hip-runner --bandwidth INDEX (devices/gpu_runner/
 // gpu_service.hpp), on the HIP runtime.
 
 #include <hip/hip_runtime_api.h>
 
+#include <algorithm>
+
 #include "actors/protocol/error.hpp"
+#include "devices/gpu_runner/gpu_harness.hpp"
 #include "devices/gpu_runner/gpu_service.hpp"
 
 namespace eat::devices {
 
 namespace {
 
-constexpr size_t copy_bytes = size_t{256} << 20;
+constexpr size_t min_copy_bytes = size_t{256} << 20;
 constexpr int copies = 10;
 
 struct buffers {
@@ -42,6 +47,11 @@ caf::expected<double> measure_hip_copy_bandwidth(int index) {
   hipError_t rc;
   if ((rc = hipSetDevice(index)) != hipSuccess)
     return fail("hipSetDevice", rc);
+  hipDeviceProp_t p{};
+  if ((rc = hipGetDeviceProperties(&p, index)) != hipSuccess)
+    return fail("hipGetDeviceProperties", rc);
+  auto copy_bytes = std::max<size_t>(
+    min_copy_bytes, 4 * amd_infinity_cache_bytes(p.gcnArchName));
   if ((rc = hipMalloc(&b.src, copy_bytes)) != hipSuccess
       || (rc = hipMalloc(&b.dst, copy_bytes)) != hipSuccess)
     return fail("hipMalloc", rc);

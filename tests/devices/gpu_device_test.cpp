@@ -77,6 +77,39 @@ TEST_CASE("the peak table knows the common data-centre GPUs") {
   CHECK(estimated_peak_flops(132, 1980000) > 67e12);
 }
 
+TEST_CASE("the peak table's AMD rows are per device as HIP shows it, with "
+          "the matrix units' XF32 rate") {
+  // HIP shows each of an MI250X's two dies as a device of its own.
+  auto gcd = tabled_peaks("AMD Instinct MI250X", 110);
+  REQUIRE(gcd);
+  CHECK(gcd->fp32_gate_flops() == Approx(47.9e12));
+  CHECK(gcd->bf16_flops == Approx(191.5e12));
+  CHECK(gcd->bytes_per_s == Approx(1.6e12));
+  // An XF32 GEMM on an MI300X's matrix units is not faster than light.
+  auto mi300x = tabled_peaks("AMD Instinct MI300X", 304);
+  REQUIRE(mi300x);
+  CHECK(mi300x->fp32_flops == Approx(163.4e12));
+  CHECK(mi300x->fp32_gate_flops() == Approx(653.7e12));
+}
+
+TEST_CASE("a part of a GPU that shows fewer units gets its share of the "
+          "FLOP/s and the whole bandwidth") {
+  // A MIG instance of an H100 with half its SMs, an MI300X in CPX mode.
+  auto half = tabled_peaks("NVIDIA H100 80GB HBM3", 66);
+  REQUIRE(half);
+  CHECK(half->fp32_gate_flops() == Approx(247e12));
+  CHECK(half->bf16_flops == Approx(494.5e12));
+  CHECK(half->bytes_per_s == Approx(3.35e12));
+  CHECK(half->model == "H100 SXM (66 of 132 units)");
+  auto cpx = tabled_peaks("AMD Instinct MI300X", 38);
+  REQUIRE(cpx);
+  CHECK(cpx->bf16_flops == Approx(1307e12 / 8));
+  // As many units as the model, more, or none known: the table's figures.
+  for (int units : {132, 140, 0})
+    CHECK(
+      tabled_peaks("NVIDIA H200", units)->fp32_gate_flops() == Approx(494e12));
+}
+
 TEST_CASE("the toolchain identity is the compiler's release line") {
   auto nvcc = "nvcc: NVIDIA (R) Cuda compiler driver\nCopyright (c) 2005\n"
               "Cuda compilation tools, release 13.0, V13.0.88\n";

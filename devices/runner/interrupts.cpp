@@ -111,10 +111,10 @@ int64_t per_cpu_count_of(std::string_view text, int32_t core) {
 
 interrupt_counter::interrupt_counter(interrupt_counter&& other) noexcept
   : open_(other.open_), fds_(std::move(other.fds_)),
-    sources_(std::move(other.sources_)), others_(std::move(other.others_)),
-    all_(std::move(other.all_)), sys_dir_(std::move(other.sys_dir_)),
-    proc_dir_(std::move(other.proc_dir_)), core_(other.core_),
-    read_ns_(other.read_ns_), why_not_(std::move(other.why_not_)) {
+    sources_(std::move(other.sources_)), all_(std::move(other.all_)),
+    sys_dir_(std::move(other.sys_dir_)), proc_dir_(std::move(other.proc_dir_)),
+    core_(other.core_), read_ns_(other.read_ns_),
+    why_not_(std::move(other.why_not_)) {
   other.open_ = false;
   other.fds_.clear();
 }
@@ -127,7 +127,6 @@ interrupt_counter& interrupt_counter::operator=(
     open_ = other.open_;
     fds_ = std::move(other.fds_);
     sources_ = std::move(other.sources_);
-    others_ = std::move(other.others_);
     all_ = std::move(other.all_);
     sys_dir_ = std::move(other.sys_dir_);
     proc_dir_ = std::move(other.proc_dir_);
@@ -236,6 +235,37 @@ int64_t count_at(const std::string& sys_dir, int n, int32_t core) {
   return count;
 }
 
+/// The per_cpu_count files, open, of the interrupts of `all` routed to
+/// `core` now, in order; or, in `failed`, the file that could not be
+/// opened and why (those opened before closed again).
+struct routed_files {
+  std::vector<int> fds;
+  std::vector<int> numbers;
+  std::string failed;
+};
+
+routed_files open_routed(const std::string& sys_dir,
+  const std::string& proc_dir, const std::vector<int>& all, int32_t core) {
+  routed_files out;
+  for (int n : all) {
+    if (!routed_to(proc_dir, n, core))
+      continue;
+    auto path = sys_dir + "/" + std::to_string(n) + "/per_cpu_count";
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      out.failed = path + ": " + std::strerror(errno);
+      for (int opened : out.fds)
+        ::close(opened);
+      out.fds.clear();
+      out.numbers.clear();
+      return out;
+    }
+    out.fds.push_back(fd);
+    out.numbers.push_back(n);
+  }
+  return out;
+}
+
 } // namespace
 
 interrupt_counter interrupt_counter::of_core(
@@ -247,20 +277,13 @@ interrupt_counter interrupt_counter::of_core(
   c.all_ = listed_interrupts(sys_dir, c.why_not_);
   if (!c.why_not_.empty())
     return c;
-  for (int n : c.all_) {
-    if (!routed_to(proc_dir, n, core)) {
-      c.others_.push_back(n);
-      continue;
-    }
-    auto path = sys_dir + "/" + std::to_string(n) + "/per_cpu_count";
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-      c.why_not_ = "cannot open " + path + ": " + std::strerror(errno);
-      return c;
-    }
-    c.fds_.push_back(fd);
-    c.sources_.push_back(n);
+  auto routed = open_routed(sys_dir, proc_dir, c.all_, core);
+  if (!routed.failed.empty()) {
+    c.why_not_ = "cannot open " + routed.failed;
+    return c;
   }
+  c.fds_ = std::move(routed.fds);
+  c.sources_ = std::move(routed.numbers);
   c.open_ = true;
   c.read_ns_ = c.measured_read_ns();
   if (c.read_ns_ < 0) {
@@ -301,20 +324,21 @@ int64_t interrupt_counter::read_others() const {
     return -1;
   // Every interrupt listed now but those read: with those that appeared
   // since the counter opened or last refreshed (hotplug; an interrupt's
-  // count starts at 0 when it appears), which others_ does not hold yet.
+  // count starts at 0 when it appears), which all_ does not hold yet.
   int64_t sum = 0;
   auto add = [&](int n) {
-    sum += std::max<int64_t>(0, count_at(sys_dir_, n, core_));
+    if (!reads(n))
+      sum += std::max<int64_t>(0, count_at(sys_dir_, n, core_));
   };
-  if (for_each_listed(sys_dir_, [&](int n) {
-        if (!std::binary_search(sources_.begin(), sources_.end(), n))
-          add(n);
-      }))
+  if (for_each_listed(sys_dir_, add))
     return sum;
   sum = 0;
-  for (int n : others_)
-    add(n);
+  std::for_each(all_.begin(), all_.end(), add);
   return sum;
+}
+
+bool interrupt_counter::reads(int n) const {
+  return std::binary_search(sources_.begin(), sources_.end(), n);
 }
 
 bool interrupt_counter::refresh() {
@@ -326,37 +350,22 @@ bool interrupt_counter::refresh() {
     return routed_to(proc_dir_, n, core_);
   };
   bool same_list = listed_exactly(sys_dir_, all_);
-  if (same_list && std::all_of(sources_.begin(), sources_.end(), routed_now)
-      && std::none_of(others_.begin(), others_.end(), routed_now))
+  if (same_list && std::all_of(all_.begin(), all_.end(), [&](int n) {
+        return reads(n) == routed_now(n);
+      }))
     return false;
   if (!same_list) {
     std::string why;
     if (auto listed = listed_interrupts(sys_dir_, why); why.empty())
       all_ = std::move(listed);
   }
-  std::vector<int> sources;
-  std::vector<int> others;
-  std::vector<int> fds;
-  for (int n : all_) {
-    if (!routed_now(n)) {
-      others.push_back(n);
-      continue;
-    }
-    auto path = sys_dir_ + "/" + std::to_string(n) + "/per_cpu_count";
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-      for (int opened : fds)
-        ::close(opened);
-      return false;
-    }
-    fds.push_back(fd);
-    sources.push_back(n);
-  }
+  auto routed = open_routed(sys_dir_, proc_dir_, all_, core_);
+  if (!routed.failed.empty())
+    return false;
   for (int fd : fds_)
     ::close(fd);
-  fds_ = std::move(fds);
-  sources_ = std::move(sources);
-  others_ = std::move(others);
+  fds_ = std::move(routed.fds);
+  sources_ = std::move(routed.numbers);
   if (auto ns = measured_read_ns(); ns >= 0)
     read_ns_ = ns;
   return true;

@@ -110,13 +110,15 @@ public:
   bool refresh();
 
 private:
+  /// Whether `read` counts interrupt `n`.
+  bool reads(int n) const;
+
   /// The median of five reads, in ns; -1 where one failed.
   int64_t measured_read_ns() const;
 
   bool open_ = false;
   std::vector<int> fds_;
   std::vector<int> sources_; // in order, as all_
-  std::vector<int> others_;
   std::vector<int> all_; // those listed when opened or last refreshed
   std::string sys_dir_;
   std::string proc_dir_;

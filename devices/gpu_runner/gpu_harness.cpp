@@ -89,6 +89,8 @@ check_outcome prepare_context(gpu_context& ctx, gpu_api& api,
     return {eval_status::runtime_error,
       "cannot allocate the L2 flush buffer: " + render(flush.error())};
   ctx.flush = std::move(*flush);
+  if (auto why = check_device_fill(api); !why.empty())
+    return {eval_status::runtime_error, std::move(why)};
   ctx.api = &api;
   ctx.tol = request_tolerance(req);
   ctx.deterministic = req.deterministic;

@@ -51,6 +51,15 @@ inline const void* output_part(const guarded_bytes& downloaded) {
   return downloaded.data() + gpu_guard_bytes;
 }
 
+/// Why the GPU's fill (gpu_api::fill_uniform_async, which draws a set's
+/// inputs anew every timed round) does not draw what the host's
+/// fill_uniform draws, bit for bit, for each floating type, or "". The
+/// timing phase checks the device's inputs against the host's draw of the
+/// round (docs/harness.md, "CUDA and HIP backends"): where the two differed
+/// every kernel would be taken for one that rewrote its inputs. Checked
+/// once a runner, before kernel code loads.
+std::string check_device_fill(gpu_api& api);
+
 /// Inputs and guarded outputs on the device.
 class device_problem {
 public:

@@ -11,11 +11,14 @@
 // against the baseline's output of the same round (the baseline was checked
 // against the reference) on a random subset of elements of each output,
 // and completely on each set's last round; a secret sample of the rounds
-// is compared with the reference after the timing (timed_sample.hpp).
+// is compared with the reference after the timing (timed_sample.hpp), its
+// inputs with the host's draw of the round, as are the inputs of every
+// set at the end.
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <optional>
 
 #include "actors/protocol/error.hpp"
 #include "devices/gpu_runner/gpu_harness.hpp"
@@ -37,7 +40,13 @@ constexpr size_t checked_elements = 4096;
 
 /// One input set on the device, with outputs for each kernel.
 struct gpu_set {
+  /// The inputs as the host drew them; inputs_as_drawn redraws its free
+  /// floating ones with `seed` to see what the device should hold.
   std::vector<typed_buffer> inputs;
+  /// The seed of the set's last redraw on the device.
+  uint64_t seed = 0;
+  /// The seed `inputs` were last redrawn with on the host, if any.
+  std::optional<uint64_t> host_seed;
   device_problem baseline;
   device_problem candidate;
   bool used = false;
@@ -168,6 +177,38 @@ std::string redraw(const problem& p, gpu_set& set, secret_rng& gen) {
   for (auto* d : {&set.baseline, &set.candidate})
     if (auto why = d->redraw(p, seed); !why.empty())
       return why;
+  set.seed = seed;
+  return {};
+}
+
+/// Why `seen`, one kernel's copy of the set's inputs (downloaded), is not
+/// what the harness drew for the set's last round, or "". The host draws
+/// the round's inputs again from its seed (problem::redraw draws what the
+/// device's fill draws, bit for bit); the inputs it does not redraw
+/// (integers, structured ones) must still hold their first draw. Comparing
+/// the two kernels' copies cannot see a change made to both alike: a
+/// kernel that rewrote the baseline's inputs as well as its own, and
+/// computed on what it wrote, passed every check before.
+std::string inputs_as_drawn(const problem& p, gpu_set& set,
+  const std::vector<std::vector<std::byte>>& seen, const char* whose) {
+  if (set.host_seed != set.seed) {
+    p.redraw(set.inputs, set.seed);
+    set.host_seed = set.seed;
+  }
+  for (size_t i = 0; i < seen.size(); ++i) {
+    const auto& want = set.inputs[i];
+    if (seen[i].size() != want.bytes())
+      return "the harness could not read back input " + std::to_string(i);
+    auto at = std::mismatch(seen[i].begin(), seen[i].end(),
+      static_cast<const std::byte*>(want.data()));
+    if (at.first == seen[i].end())
+      continue;
+    const auto& t = p.inputs()[i];
+    auto index
+      = static_cast<size_t>(at.first - seen[i].begin()) / size_of(t.type);
+    return "input mutated: " + element_name(t.name, t.shape, index) + " in "
+           + whose + " no longer holds what the harness drew for the round";
+  }
   return {};
 }
 
@@ -226,7 +267,7 @@ std::string check_round(const problem& p, const gpu_set& set, secret_rng& gen,
 /// sample. A round it keeps is kept with the baseline's copy of the
 /// inputs, which must equal the candidate's: a kernel that wrote into its
 /// inputs in a timed call is caught there.
-check_outcome offer(const problem& p, const gpu_set& set,
+check_outcome offer(const problem& p, gpu_set& set,
   const std::vector<guarded_bytes>& cand, timed_sample& sample,
   secret_rng& gen) {
   auto slot = sample.draw(gen);
@@ -242,6 +283,9 @@ check_outcome offer(const problem& p, const gpu_set& set,
     return {eval_status::incorrect,
       "input mutated: the kernel wrote into its input buffers in a timed "
       "call"};
+  if (auto why = inputs_as_drawn(p, set, inputs, "both kernels' buffers");
+      !why.empty())
+    return {eval_status::incorrect, why};
   std::vector<const void*> in;
   for (const auto& b : inputs)
     in.push_back(b.data());
@@ -249,6 +293,22 @@ check_outcome offer(const problem& p, const gpu_set& set,
   for (const auto& o : cand)
     out.push_back(output_part(o));
   sample.keep(*slot, in.data(), out.data());
+  return {};
+}
+
+/// Compares both kernels' copies of a used set's inputs with what the
+/// harness drew for its last round, once the timing is over: a change that
+/// lasted to the end is seen whatever the secret sample drew, also with
+/// `reference_samples` 0.
+check_outcome inputs_at_end(const problem& p, gpu_set& set) {
+  std::vector<std::vector<std::byte>> seen;
+  for (auto [d, whose] : {std::pair{&set.baseline, "the baseline's buffers"},
+         std::pair{&set.candidate, "the candidate's buffers"}}) {
+    if (auto why = d->download_inputs(p, seen); !why.empty())
+      return {eval_status::runtime_error, why};
+    if (auto why = inputs_as_drawn(p, set, seen, whose); !why.empty())
+      return {eval_status::incorrect, why};
+  }
   return {};
 }
 
@@ -388,10 +448,14 @@ timing_outcome verify_timed(const gpu_context& ctx, const workload& w,
       !why.empty())
     return fail(eval_status::rejected, why);
   std::vector<guarded_bytes> cand;
-  for (const auto& set : sets)
-    if (set.used)
-      if (auto why = check_round(p, set, gen, true, cand); !why.empty())
-        return fail(eval_status::incorrect, why);
+  for (auto& set : sets) {
+    if (!set.used)
+      continue;
+    if (auto why = check_round(p, set, gen, true, cand); !why.empty())
+      return fail(eval_status::incorrect, why);
+    if (auto end = inputs_at_end(p, set); end.status != eval_status::passed)
+      return fail(end.status, end.detail);
+  }
   if (auto why = sample.check(p, ctx.reference, ctx.reference_code);
       !why.empty())
     return fail(eval_status::incorrect, why);

@@ -226,6 +226,71 @@ TEST_CASE("the GPU harness catches a kernel that writes its inputs") {
   CHECK_THAT(reply.detail, Catch::Contains("input mutated"));
 }
 
+TEST_CASE("the GPU harness catches inputs rewritten in both kernels' "
+          "buffers alike in timed calls") {
+  // Baseline and candidate alike rewrite A[4][0] from their 8th call on
+  // (the first workload's first timed one; see the case below), before
+  // they read it: their outputs agree, both kernels' copies of the inputs
+  // agree, and the reference on the inputs as they are agrees too. Only
+  // the host's own draw of the round's inputs shows the change. A kernel
+  // in the baseline's address space could so choose what the baseline is
+  // timed on.
+  fixture f;
+  auto rewrite
+    = mini_kernel("static int calls = 0; if (i == 0 && j == 0 && ++calls > 7) "
+                  "const_cast<float*>(a)[(m - 1) * k] = 0.5f;");
+  auto req = f.request(
+    "definition", {mini_gemm(5, 6, 7)}, mini_reference, rewrite, rewrite);
+  auto reply = run_gpu_request(f.api, req);
+  INFO(reply.detail);
+  CHECK(reply.status == eval_status::incorrect);
+  CHECK_THAT(reply.detail,
+    Catch::Contains("input mutated: A[4][0] in both kernels' buffers "
+                    "no longer holds what the harness drew for the round"));
+}
+
+TEST_CASE("the GPU harness checks every set's inputs once the timing is "
+          "over, with no secret sample too") {
+  // With reference_samples = 0 no round is kept, so no round's inputs were
+  // read back: a kernel that wrote into its inputs after computing, in its
+  // timed calls only, passed. The end's check of both copies of every set
+  // names the one that changed.
+  fixture f;
+  auto req = f.request("definition", {mini_gemm(5, 6, 7)}, mini_reference,
+    mini_kernel(),
+    mini_kernel("",
+      "static int calls = 0; if (++calls > 7) const_cast<float*>(a)[0] = "
+      "0.25f;"));
+  req.timing.reference_samples = 0;
+  auto reply = run_gpu_request(f.api, req);
+  INFO(reply.detail);
+  CHECK(reply.status == eval_status::incorrect);
+  CHECK_THAT(reply.detail,
+    Catch::Contains("timed calls: input mutated: A[0][0] in the candidate's "
+                    "buffers no longer holds what the harness drew"));
+}
+
+TEST_CASE("a GPU whose fill draws other inputs than the host's is refused "
+          "before any kernel is loaded") {
+  // The timing checks the device's inputs against the host's draw of the
+  // round: with a fill that disagreed, every kernel would be taken for one
+  // that rewrote its inputs. The runner says what is wrong instead.
+  fixture f;
+  f.api.misdraw_bfloat16 = true;
+  auto req = f.request("definition", {mini_gemm(5, 6, 7)}, mini_reference,
+    mini_kernel(), mini_kernel());
+  auto reply = run_gpu_request(f.api, req);
+  CHECK(reply.status == eval_status::runtime_error);
+  CHECK(reply.detail
+        == "the GPU draws other bfloat16 inputs than the host does (element "
+           "3 of a draw between -1 and 1), so its timed inputs cannot be "
+           "checked: a fault of eat's fill kernel or of the compiler that "
+           "built it, not of the kernel evaluated");
+  CHECK(reply.workloads.empty());
+  f.api.misdraw_bfloat16 = false;
+  CHECK(run_gpu_request(f.api, req).status == eval_status::passed);
+}
+
 TEST_CASE("the GPU harness catches a kernel whose runs differ") {
   fixture f;
   auto reply = f.run_mini(mini_kernel("",

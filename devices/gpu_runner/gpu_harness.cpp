@@ -57,8 +57,25 @@ workload_report run_workload_safely(
   }
 }
 
-/// Opens the GPU, allocates the flush buffer, calls `before_loading` and
-/// loads the kernels into `ctx`; returns the failure, if any.
+/// Records and reads both events once: their first use comes before any
+/// kernel code loads and before the runtime's own threads are counted
+/// (after the baseline's first call, gpu_check.cpp), so that a runtime
+/// that started a thread as it first used an event would not have it
+/// counted against the candidate. "" or the failure.
+std::string use_events_once(gpu_api& api) {
+  for (int event : {0, 1})
+    if (auto why = api.record(event); !why.empty())
+      return why;
+  if (auto why = api.synchronize(); !why.empty())
+    return why;
+  if (auto ms = api.elapsed_ms(0, 1); !ms)
+    return render(ms.error());
+  return {};
+}
+
+/// Opens the GPU, allocates the flush buffer, checks the GPU's fill and
+/// uses the events once, calls `before_loading` and loads the kernels into
+/// `ctx`; returns the failure, if any.
 check_outcome prepare_context(gpu_context& ctx, gpu_api& api,
   gpu_runner_request& req, gpu_runner_reply& reply,
   const before_loading_fn& before_loading) {
@@ -91,6 +108,8 @@ check_outcome prepare_context(gpu_context& ctx, gpu_api& api,
   ctx.flush = std::move(*flush);
   if (auto why = check_device_fill(api); !why.empty())
     return {eval_status::runtime_error, std::move(why)};
+  if (auto why = use_events_once(api); !why.empty())
+    return {eval_status::runtime_error, "the GPU's events failed: " + why};
   ctx.api = &api;
   ctx.tol = request_tolerance(req);
   ctx.deterministic = req.deterministic;

@@ -121,6 +121,7 @@ public:
   }
   std::string fill_uniform_async(void* ptr, dtype t, size_t count, double lo,
     double hi, uint64_t seed) override {
+    ++uniform_fills;
     fill_uniform(t, ptr, count, lo, hi, seed);
     // A fill that rounds one element otherwise than the host's.
     if (misdraw_bfloat16 && t == dtype::bfloat16 && count > 3)
@@ -128,12 +129,14 @@ public:
     return {};
   }
   bool misdraw_bfloat16 = false;
+  int uniform_fills = 0;
   std::string reset_persisting_l2() override {
     return {};
   }
   /// `call_failure`, once, where a test set it: for the first kernel
   /// call of all (`fail_timed_call` 0) or for the timed call of that
-  /// number (1: the first call timed, its record(0) counted).
+  /// number (the start events recorded, counted from 1: the runner's own
+  /// first use of its events at the open, then every call timed).
   std::string call_error() override {
     if (call_failure.empty() || timed_calls < fail_timed_call)
       return {};

@@ -142,6 +142,13 @@ struct fixture {
     return req;
   }
 
+  /// A request of the mini task's first workload (m5) alone.
+  gpu_runner_request one_workload(
+    const std::string& baseline, const std::string& candidate) {
+    return request(
+      "definition", {mini_gemm(5, 6, 7)}, mini_reference, baseline, candidate);
+  }
+
   gpu_runner_reply run_mini(const std::string& candidate) {
     auto req = request("definition", {mini_gemm(5, 6, 7), mini_gemm(3, 17, 33)},
       mini_reference, mini_kernel(), candidate);
@@ -239,8 +246,7 @@ TEST_CASE("the GPU harness catches inputs rewritten in both kernels' "
   auto rewrite
     = mini_kernel("static int calls = 0; if (i == 0 && j == 0 && ++calls > 7) "
                   "const_cast<float*>(a)[(m - 1) * k] = 0.5f;");
-  auto req = f.request(
-    "definition", {mini_gemm(5, 6, 7)}, mini_reference, rewrite, rewrite);
+  auto req = f.one_workload(rewrite, rewrite);
   auto reply = run_gpu_request(f.api, req);
   INFO(reply.detail);
   CHECK(reply.status == eval_status::incorrect);
@@ -256,8 +262,7 @@ TEST_CASE("the GPU harness checks every set's inputs once the timing is "
   // timed calls only, passed. The end's check of both copies of every set
   // names the one that changed.
   fixture f;
-  auto req = f.request("definition", {mini_gemm(5, 6, 7)}, mini_reference,
-    mini_kernel(),
+  auto req = f.one_workload(mini_kernel(),
     mini_kernel("",
       "static int calls = 0; if (++calls > 7) const_cast<float*>(a)[0] = "
       "0.25f;"));
@@ -277,8 +282,7 @@ TEST_CASE("a GPU whose fill draws other inputs than the host's is refused "
   // that rewrote its inputs. The runner says what is wrong instead.
   fixture f;
   f.api.misdraw_bfloat16 = true;
-  auto req = f.request("definition", {mini_gemm(5, 6, 7)}, mini_reference,
-    mini_kernel(), mini_kernel());
+  auto req = f.one_workload(mini_kernel(), mini_kernel());
   auto reply = run_gpu_request(f.api, req);
   CHECK(reply.status == eval_status::runtime_error);
   CHECK(reply.detail
@@ -310,8 +314,7 @@ TEST_CASE("the GPU harness uses its fill kernel and its events before any "
   // first used an event, in a timed round, would have it counted against
   // the candidate ("hidden threads").
   fixture f;
-  auto req = f.request("definition", {mini_gemm(5, 6, 7)}, mini_reference,
-    mini_kernel(), mini_kernel());
+  auto req = f.one_workload(mini_kernel(), mini_kernel());
   SECTION("both used once the GPU is open") {
     int fills = -1;
     int records = -1;
@@ -348,8 +351,7 @@ TEST_CASE("the GPU harness lets runs differ within tolerance where the task "
           "allows it, and fails a second run beyond it") {
   fixture f;
   auto run = [&](const std::string& tail) {
-    auto req = f.request("definition", {mini_gemm(5, 6, 7)}, mini_reference,
-      mini_kernel(), mini_kernel("", tail));
+    auto req = f.one_workload(mini_kernel(), mini_kernel("", tail));
     req.deterministic = false;
     return run_gpu_request(f.api, req);
   };
@@ -679,8 +681,7 @@ TEST_CASE("the GPU harness records each start event on an idle device, "
   // unseen by the events.
   fixture f;
   queue_watching_api api;
-  auto req = f.request("definition", {mini_gemm(5, 6, 7)}, mini_reference,
-    mini_kernel(), mini_kernel());
+  auto req = f.one_workload(mini_kernel(), mini_kernel());
   auto reply = run_gpu_request(api, req);
   INFO(reply.detail);
   REQUIRE(reply.status == eval_status::passed);

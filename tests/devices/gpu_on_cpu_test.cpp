@@ -277,6 +277,30 @@ TEST_CASE("a GPU device on the CPU survives a runner that crashes or hangs") {
   CHECK(next.status == eval_status::passed);
 }
 
+TEST_CASE("a GPU runner that aborts is a runtime error that quotes what it "
+          "printed last") {
+  // On an AMD GPU a kernel's memory fault does not come back through
+  // hipDeviceSynchronize: the runtime (ROCr) prints the fault on stderr
+  // and aborts the process. The detail carries both; here the kernel
+  // prints ROCr's line itself.
+  auto dir = make_temp_dir();
+  auto dev = device_on_cpu("cuda", dir, 10);
+  auto task = small_sgemm("cuda");
+  auto fault = evaluate(*dev, task,
+    "#include <cstdio>\n#include <cstdlib>\n"
+      + cuda_gemm_kernel("c[i * n + j] = sum; if (i == 0 && j == 0) { "
+                         "std::fprintf(stderr, \"Memory access fault by GPU "
+                         "node-2 (Agent handle: 0x55d0) on address 0x7f00. "
+                         "Reason: Page not present or supervisor "
+                         "privilege.\\n\"); std::abort(); }"));
+  INFO(fault.detail);
+  CHECK(fault.status == eval_status::runtime_error);
+  CHECK_THAT(fault.detail, Catch::Contains("SIGABRT")
+                             && Catch::Contains("stderr: Memory access fault "
+                                                "by GPU node-2")
+                             && Catch::Contains("Reason: Page not present"));
+}
+
 TEST_CASE("a GPU runner refuses to evaluate on a GPU that is not the "
           "device's") {
   auto dir = make_temp_dir();

@@ -57,12 +57,21 @@ workload_report run_workload_safely(
   }
 }
 
-/// Records and reads both events once: their first use comes before any
+/// Uses once what every timed call uses besides the fill (checked before
+/// this): the device-wide settings' restore, the persisting-L2 reset and
+/// both events, recorded and read. Their first use so comes before any
 /// kernel code loads and before the runtime's own threads are counted
-/// (after the baseline's first call, gpu_check.cpp), so that a runtime
-/// that started a thread as it first used an event would not have it
-/// counted against the candidate. "" or the failure.
-std::string use_events_once(gpu_api& api) {
+/// (after the baseline's first call, gpu_check.cpp): a runtime that
+/// started a thread as it first did one of them would not have it counted
+/// against the candidate. "" or the failure.
+std::string use_timing_calls_once(gpu_api& api) {
+  if (auto why = api.restore_settings(); !why.empty())
+    return why;
+  if (auto why = api.reset_persisting_l2(); !why.empty())
+    return why;
+  // As in a timed call, the start event finds the device idle.
+  if (auto why = api.synchronize(); !why.empty())
+    return why;
   for (int event : {0, 1})
     if (auto why = api.record(event); !why.empty())
       return why;
@@ -73,9 +82,18 @@ std::string use_events_once(gpu_api& api) {
   return {};
 }
 
+/// The GPU's fill checked for every draw the timing of `req` will make.
+std::string check_fill_for(
+  gpu_api& api, const gpu_context& ctx, const gpu_runner_request& req) {
+  std::vector<problem> problems;
+  for (const auto& w : req.workloads)
+    problems.push_back(problem_of(ctx, w));
+  return check_device_fill(api, fill_cases(problems));
+}
+
 /// Opens the GPU, allocates the flush buffer, checks the GPU's fill and
-/// uses the events once, calls `before_loading` and loads the kernels into
-/// `ctx`; returns the failure, if any.
+/// makes the timing's other calls once, calls `before_loading` and loads
+/// the kernels into `ctx`; returns the failure, if any.
 check_outcome prepare_context(gpu_context& ctx, gpu_api& api,
   gpu_runner_request& req, gpu_runner_reply& reply,
   const before_loading_fn& before_loading) {
@@ -106,12 +124,13 @@ check_outcome prepare_context(gpu_context& ctx, gpu_api& api,
     return {eval_status::runtime_error,
       "cannot allocate the L2 flush buffer: " + render(flush.error())};
   ctx.flush = std::move(*flush);
-  if (auto why = check_device_fill(api); !why.empty())
-    return {eval_status::runtime_error, std::move(why)};
-  if (auto why = use_events_once(api); !why.empty())
-    return {eval_status::runtime_error, "the GPU's events failed: " + why};
   ctx.api = &api;
   ctx.tol = request_tolerance(req);
+  if (auto why = check_fill_for(api, ctx, req); !why.empty())
+    return {eval_status::runtime_error, std::move(why)};
+  if (auto why = use_timing_calls_once(api); !why.empty())
+    return {eval_status::runtime_error,
+      "the GPU's timing calls failed before any kernel loaded: " + why};
   ctx.deterministic = req.deterministic;
   ctx.timing = req.timing;
   if (before_loading)

@@ -53,41 +53,59 @@ bool guard_zones_intact(dtype t, const guarded_bytes& downloaded) {
               == 0;
 }
 
-std::string check_device_fill(gpu_api& api) {
-  // Odd, so that no type's buffer is a whole number of blocks; the ranges
-  // of a random input and of a definition's "uniform" generator.
+std::vector<fill_case> fill_cases(const std::vector<problem>& problems) {
+  std::vector<fill_case> cases;
+  auto add = [&](fill_case c) {
+    if (std::find(cases.begin(), cases.end(), c) == cases.end())
+      cases.push_back(c);
+  };
+  for (auto t : {dtype::float32, dtype::float16, dtype::bfloat16})
+    for (auto [lo, hi] :
+      {std::pair{-1.0, 1.0}, std::pair{0.001, 6.5}, std::pair{-1e-4, 1e-4}})
+      add({t, lo, hi});
+  for (const auto& p : problems)
+    for (size_t i = 0; i < p.inputs().size(); ++i)
+      if (auto range = p.redraw_range(i))
+        add({p.inputs()[i].type, range->first, range->second});
+  return cases;
+}
+
+std::string check_device_fill(
+  gpu_api& api, const std::vector<fill_case>& cases) {
+  // Odd, so that no buffer is a whole number of blocks.
   constexpr size_t count = 70'001;
   constexpr uint64_t seed = 0x9e37'79b9'7f4a'7c15;
-  const std::pair<double, double> ranges[] = {{-1.0, 1.0}, {0.001, 6.5}};
-  for (auto t : {dtype::float32, dtype::float16, dtype::bfloat16}) {
-    auto bytes = count * size_of(t);
-    auto mem = device_memory::make(api, bytes);
-    if (!mem)
-      return render(mem.error());
-    std::vector<std::byte> got(bytes);
-    std::vector<std::byte> want(bytes);
-    for (auto [lo, hi] : ranges) {
-      auto why = api.fill_uniform_async(mem->get(), t, count, lo, hi, seed);
-      if (why.empty())
-        why = api.synchronize();
-      if (why.empty())
-        why = api.to_host(got.data(), mem->get(), bytes);
-      if (!why.empty())
-        return "the GPU's draw of inputs could not be checked: " + why;
-      fill_uniform(t, want.data(), count, lo, hi, seed);
-      auto at = std::mismatch(got.begin(), got.end(), want.begin());
-      if (at.first == got.end())
-        continue;
-      auto i = static_cast<size_t>(at.first - got.begin()) / size_of(t);
-      char range[64];
-      std::snprintf(range, sizeof(range), "%g and %g", lo, hi);
-      return std::string{"the GPU draws other "} + to_string(t)
-             + " inputs than the host does (element " + std::to_string(i)
-             + " of a draw between " + range
-             + "), so its timed inputs cannot be checked: a fault of eat's "
-               "fill kernel or of the compiler that built it, not of the "
-               "kernel evaluated";
-    }
+  auto mem = device_memory::make(api, count * sizeof(float));
+  if (!mem)
+    return "the GPU's draw of inputs could not be checked: "
+           + render(mem.error());
+  std::vector<std::byte> got;
+  std::vector<std::byte> want;
+  for (const auto& c : cases) {
+    auto bytes = count * size_of(c.type);
+    got.resize(bytes);
+    want.resize(bytes);
+    auto why
+      = api.fill_uniform_async(mem->get(), c.type, count, c.lo, c.hi, seed);
+    if (why.empty())
+      why = api.synchronize();
+    if (why.empty())
+      why = api.to_host(got.data(), mem->get(), bytes);
+    if (!why.empty())
+      return "the GPU's draw of inputs could not be checked: " + why;
+    fill_uniform(c.type, want.data(), count, c.lo, c.hi, seed);
+    auto at = std::mismatch(got.begin(), got.end(), want.begin());
+    if (at.first == got.end())
+      continue;
+    auto i = static_cast<size_t>(at.first - got.begin()) / size_of(c.type);
+    char range[64];
+    std::snprintf(range, sizeof(range), "%g and %g", c.lo, c.hi);
+    return std::string{"the GPU draws other "} + to_string(c.type)
+           + " inputs than the host does (element " + std::to_string(i)
+           + " of a draw between " + range
+           + "), so its timed inputs cannot be checked: a fault of eat's "
+             "fill kernel or of the compiler that built it, not of the "
+             "kernel evaluated";
   }
   return {};
 }

@@ -51,14 +51,32 @@ inline const void* output_part(const guarded_bytes& downloaded) {
   return downloaded.data() + gpu_guard_bytes;
 }
 
+/// One kind of draw the GPU's fill makes: a floating type and a range.
+struct fill_case {
+  dtype type = dtype::float32;
+  double lo = -1;
+  double hi = 1;
+
+  friend bool operator==(const fill_case& x, const fill_case& y) {
+    return x.type == y.type && x.lo == y.lo && x.hi == y.hi;
+  }
+};
+
+/// The draws a timing of `problems` makes of their freely drawn floating
+/// inputs, after a fixed set (each floating type in [-1, 1), in
+/// [0.001, 6.5) and in [-1e-4, 1e-4), where float16 is subnormal),
+/// without repeats.
+std::vector<fill_case> fill_cases(const std::vector<problem>& problems);
+
 /// Why the GPU's fill (gpu_api::fill_uniform_async, which draws a set's
 /// inputs anew every timed round) does not draw what the host's
-/// fill_uniform draws, bit for bit, for each floating type, or "". The
-/// timing phase checks the device's inputs against the host's draw of the
-/// round (docs/harness.md, "CUDA and HIP backends"): where the two differed
-/// every kernel would be taken for one that rewrote its inputs. Checked
-/// once a runner, before kernel code loads.
-std::string check_device_fill(gpu_api& api);
+/// fill_uniform draws, bit for bit, in one of `cases`, or "". The timing
+/// phase checks the device's inputs against the host's draw of the round
+/// (docs/harness.md, "CUDA and HIP backends"): where the two differed every
+/// kernel would be taken for one that rewrote its inputs. Checked once a
+/// runner, before kernel code loads.
+std::string check_device_fill(
+  gpu_api& api, const std::vector<fill_case>& cases);
 
 /// Inputs and guarded outputs on the device.
 class device_problem {

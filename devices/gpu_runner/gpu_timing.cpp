@@ -16,6 +16,7 @@
 // set at the end.
 
 #include <algorithm>
+#include <cfenv>
 #include <chrono>
 #include <cmath>
 #include <optional>
@@ -181,24 +182,49 @@ std::string redraw(const problem& p, gpu_set& set, secret_rng& gen) {
   return {};
 }
 
-/// Why `seen`, one kernel's copy of the set's inputs (downloaded), is not
-/// what the harness drew for the set's last round, or "". The host draws
-/// the round's inputs again from its seed (problem::redraw draws what the
-/// device's fill draws, bit for bit); the inputs it does not redraw
+/// The default floating-point environment while it lives, the one it found
+/// after: a kernel in the runner's process may leave a rounding mode or
+/// flush-to-zero set, under which the host would draw otherwise than the
+/// device.
+class default_fp_env {
+public:
+  default_fp_env() {
+    std::fegetenv(&saved_);
+    std::fesetenv(FE_DFL_ENV);
+  }
+  ~default_fp_env() {
+    std::fesetenv(&saved_);
+  }
+  default_fp_env(const default_fp_env&) = delete;
+  default_fp_env& operator=(const default_fp_env&) = delete;
+
+private:
+  std::fenv_t saved_;
+};
+
+/// Passed if `seen`, one kernel's copy of the set's inputs (downloaded),
+/// is what the harness drew for the set's last round; else `incorrect`
+/// with the first element that differs. The host draws the round's inputs
+/// again from its seed (problem::redraw draws what the device's fill
+/// draws, bit for bit: check_device_fill); the inputs it does not redraw
 /// (integers, structured ones) must still hold their first draw. Comparing
 /// the two kernels' copies cannot see a change made to both alike: a
 /// kernel that rewrote the baseline's inputs as well as its own, and
 /// computed on what it wrote, passed every check before.
-std::string inputs_as_drawn(const problem& p, gpu_set& set,
+check_outcome inputs_as_drawn(const problem& p, gpu_set& set,
   const std::vector<std::vector<std::byte>>& seen, const char* whose) {
   if (set.host_seed != set.seed) {
+    default_fp_env env;
     p.redraw(set.inputs, set.seed);
     set.host_seed = set.seed;
   }
   for (size_t i = 0; i < seen.size(); ++i) {
     const auto& want = set.inputs[i];
     if (seen[i].size() != want.bytes())
-      return "the harness could not read back input " + std::to_string(i);
+      return {eval_status::runtime_error,
+        "input " + std::to_string(i) + " was read back with "
+          + std::to_string(seen[i].size()) + " bytes, not "
+          + std::to_string(want.bytes())};
     auto at = std::mismatch(seen[i].begin(), seen[i].end(),
       static_cast<const std::byte*>(want.data()));
     if (at.first == seen[i].end())
@@ -206,8 +232,9 @@ std::string inputs_as_drawn(const problem& p, gpu_set& set,
     const auto& t = p.inputs()[i];
     auto index
       = static_cast<size_t>(at.first - seen[i].begin()) / size_of(t.type);
-    return "input mutated: " + element_name(t.name, t.shape, index) + " in "
-           + whose + " no longer holds what the harness drew for the round";
+    return {eval_status::incorrect,
+      "input mutated: " + element_name(t.name, t.shape, index) + " in " + whose
+        + " no longer holds what the harness drew for the round"};
   }
   return {};
 }
@@ -283,9 +310,9 @@ check_outcome offer(const problem& p, gpu_set& set,
     return {eval_status::incorrect,
       "input mutated: the kernel wrote into its input buffers in a timed "
       "call"};
-  if (auto why = inputs_as_drawn(p, set, inputs, "both kernels' buffers");
-      !why.empty())
-    return {eval_status::incorrect, why};
+  if (auto drawn = inputs_as_drawn(p, set, inputs, "both kernels' buffers");
+      drawn.status != eval_status::passed)
+    return drawn;
   std::vector<const void*> in;
   for (const auto& b : inputs)
     in.push_back(b.data());
@@ -306,8 +333,9 @@ check_outcome inputs_at_end(const problem& p, gpu_set& set) {
          std::pair{&set.candidate, "the candidate's buffers"}}) {
     if (auto why = d->download_inputs(p, seen); !why.empty())
       return {eval_status::runtime_error, why};
-    if (auto why = inputs_as_drawn(p, set, seen, whose); !why.empty())
-      return {eval_status::incorrect, why};
+    if (auto drawn = inputs_as_drawn(p, set, seen, whose);
+        drawn.status != eval_status::passed)
+      return drawn;
   }
   return {};
 }
@@ -353,13 +381,6 @@ timing_outcome time_gpu_workload(
   // Each round's redraw seed, order and compared elements: unpredictable
   // by the kernel (secrets.hpp).
   secret_rng gen;
-  // The redraw kernel's first launches come before the warm-up, and so
-  // before the PIDs are read: a runtime that starts a thread as it loads
-  // a module (lazy loading, a JIT of PTX for a newer GPU) does it here,
-  // not in a timed round, where the count would reject the candidate.
-  for (auto& set : *sets)
-    if (auto why = redraw(p, set, gen); !why.empty())
-      return fail(eval_status::runtime_error, why);
   for (uint32_t i = 0; i < ctx.timing.warmup; ++i) {
     auto& set = (*sets)[i % sets->size()];
     for (auto [fn, d] : {std::pair{ctx.baseline, &set.baseline},

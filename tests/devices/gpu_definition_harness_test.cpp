@@ -191,7 +191,10 @@ TEST_CASE("the GPU harness puts the device-wide settings back before every "
   for (const auto& w : reply.workloads)
     timed += w.baseline_ns.size() + w.candidate_ns.size();
   // Each workload's warm-up is one call of each kernel.
-  CHECK(f.api.restored == static_cast<int>(timed + 2 * reply.workloads.size()));
+  // The runner's own call at the open, then each workload's warm-up (one
+  // call of each kernel) and every timed call.
+  CHECK(
+    f.api.restored == static_cast<int>(1 + timed + 2 * reply.workloads.size()));
 }
 
 TEST_CASE("the GPU harness names the wrong element of a definition output") {
@@ -235,18 +238,23 @@ TEST_CASE("the GPU harness catches a kernel that writes its inputs") {
 
 TEST_CASE("the GPU harness catches inputs rewritten in both kernels' "
           "buffers alike in timed calls") {
-  // Baseline and candidate alike rewrite A[4][0] from their 8th call on
-  // (the first workload's first timed one; see the case below), before
-  // they read it: their outputs agree, both kernels' copies of the inputs
-  // agree, and the reference on the inputs as they are agrees too. Only
-  // the host's own draw of the round's inputs shows the change. A kernel
-  // in the baseline's address space could so choose what the baseline is
-  // timed on.
+  // Baseline and candidate alike rewrite A[4][0] from their first timed
+  // call on, before they read it: their outputs agree, both kernels' copies
+  // of the inputs agree, and the reference on the inputs as they are agrees
+  // too. Only the host's own draw of the round's inputs shows the change.
+  // (On a GPU the candidate could rewrite the baseline's buffers itself,
+  // which lie in its address space, and so choose what the baseline is
+  // timed on.) The baseline makes 1 call in the checks and 1 in the
+  // warm-up, the candidate 6 and 1; the two sources differ, so that each
+  // object has a count of its own.
   fixture f;
-  auto rewrite
-    = mini_kernel("static int calls = 0; if (i == 0 && j == 0 && ++calls > 7) "
-                  "const_cast<float*>(a)[(m - 1) * k] = 0.5f;");
-  auto req = f.one_workload(rewrite, rewrite);
+  auto rewrite = [](int untimed) {
+    return mini_kernel("static int calls = 0; if (i == 0 && j == 0 && ++calls "
+                       "> "
+                       + std::to_string(untimed)
+                       + ") const_cast<float*>(a)[(m - 1) * k] = 0.5f;");
+  };
+  auto req = f.one_workload(rewrite(2), rewrite(7));
   auto reply = run_gpu_request(f.api, req);
   INFO(reply.detail);
   CHECK(reply.status == eval_status::incorrect);
@@ -307,35 +315,81 @@ public:
 
 } // namespace
 
-TEST_CASE("the GPU harness uses its fill kernel and its events before any "
-          "kernel code loads") {
+TEST_CASE("the GPU runner makes the timing's calls once before any kernel "
+          "code loads") {
   // The runtime's own threads are counted after the baseline's first
-  // call; a runtime that started one as it first launched the fill or
-  // first used an event, in a timed round, would have it counted against
-  // the candidate ("hidden threads").
+  // call; a runtime that started one as it first launched the fill, put a
+  // setting back, reset the persisting L2 or used an event, in a timed
+  // round, would have it counted against the candidate ("hidden threads").
   fixture f;
   auto req = f.one_workload(mini_kernel(), mini_kernel());
-  SECTION("both used once the GPU is open") {
+  struct seen_calls {
     int fills = -1;
-    int records = -1;
-    auto reply
-      = run_gpu_request(f.api, req, [&](gpu_runner_request&) -> std::string {
-          fills = f.api.uniform_fills;
-          records = f.api.timed_calls;
-          return {};
-        });
+    int restores = -1;
+    int l2_resets = -1;
+    int start_events = -1;
+  };
+  auto seen_before_loading = [](host_gpu_api& api, gpu_runner_request& req,
+                               seen_calls& seen) {
+    return run_gpu_request(api, req, [&](gpu_runner_request&) -> std::string {
+      seen = {api.uniform_fills, api.restored, api.l2_resets, api.timed_calls};
+      return {};
+    });
+  };
+  SECTION("each made once the GPU is open") {
+    seen_calls seen;
+    auto reply = seen_before_loading(f.api, req, seen);
     CHECK(reply.status == eval_status::passed);
-    // Three floating types, two ranges each; one start event.
-    CHECK(fills == 6);
-    CHECK(records == 1);
+    // Three floating types, three ranges each (the task's float32 in
+    // [-1, 1) among them).
+    CHECK(seen.fills == 9);
+    CHECK(seen.restores == 1);
+    CHECK(seen.l2_resets == 1);
+    CHECK(seen.start_events == 1);
+  }
+  SECTION("a draw of the task's own is checked too") {
+    req.workloads[0].inputs[0].generator = "uniform";
+    req.workloads[0].inputs[0].low = 0.5;
+    req.workloads[0].inputs[0].high = 2.0;
+    seen_calls seen;
+    auto reply = seen_before_loading(f.api, req, seen);
+    CHECK(reply.status == eval_status::passed);
+    CHECK(seen.fills == 10);
   }
   SECTION("events that fail are the runner's failure, before any kernel") {
     broken_events_api api;
     auto reply = run_gpu_request(api, req);
     CHECK(reply.status == eval_status::runtime_error);
-    CHECK_THAT(reply.detail, Catch::StartsWith("the GPU's events failed: ")
-                               && Catch::EndsWith("fake event failure"));
+    CHECK_THAT(reply.detail,
+      Catch::StartsWith(
+        "the GPU's timing calls failed before any kernel loaded: ")
+        && Catch::EndsWith("fake event failure"));
   }
+}
+
+TEST_CASE("the host draws a round's inputs in the default floating-point "
+          "environment, whatever a kernel left in the runner's") {
+  // The candidate sets rounding upward from its first timed call on, and
+  // A is drawn in [0.5, 2), where the draw rounds (a product, then a sum).
+  // The GPU's fill is not the host's rounding mode's to change (the fake's
+  // draws in the default environment, as a GPU would); the host's draw of
+  // the round, compared with it, must not be either, or an honest kernel
+  // would be "input mutated".
+  fixture f;
+  auto req = f.one_workload(mini_kernel(),
+    "#include <cfenv>\n"
+      + mini_kernel("",
+        "static int calls = 0; if (++calls > 7) std::fesetround(FE_UPWARD);"));
+  req.workloads[0].inputs[0].generator = "uniform";
+  req.workloads[0].inputs[0].low = 0.5;
+  req.workloads[0].inputs[0].high = 2.0;
+  auto reply = run_gpu_request(f.api, req);
+  // This process's own environment back, for the tests after this one.
+  auto upward = std::fegetround() == FE_UPWARD;
+  std::fesetround(FE_TONEAREST);
+  INFO(reply.detail);
+  CHECK(upward);
+  CHECK(reply.status == eval_status::passed);
 }
 
 TEST_CASE("the GPU harness catches a kernel whose runs differ") {

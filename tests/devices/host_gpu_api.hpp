@@ -8,6 +8,7 @@
 
 #pragma once
 
+#include <cfenv>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -122,7 +123,13 @@ public:
   std::string fill_uniform_async(void* ptr, dtype t, size_t count, double lo,
     double hi, uint64_t seed) override {
     ++uniform_fills;
+    // A GPU's rounding is not the host's to change: the fake draws in
+    // the default environment, whatever a kernel left in this process.
+    std::fenv_t kernels;
+    std::fegetenv(&kernels);
+    std::fesetenv(FE_DFL_ENV);
     fill_uniform(t, ptr, count, lo, hi, seed);
+    std::fesetenv(&kernels);
     // A fill that rounds one element otherwise than the host's.
     if (misdraw_bfloat16 && t == dtype::bfloat16 && count > 3)
       static_cast<uint16_t*>(ptr)[3] ^= 1;
@@ -131,8 +138,10 @@ public:
   bool misdraw_bfloat16 = false;
   int uniform_fills = 0;
   std::string reset_persisting_l2() override {
+    ++l2_resets;
     return {};
   }
+  int l2_resets = 0;
   /// `call_failure`, once, where a test set it: for the first kernel
   /// call of all (`fail_timed_call` 0) or for the timed call of that
   /// number (the start events recorded, counted from 1: the runner's own
